@@ -1,0 +1,407 @@
+import { AbortError, ConfigError, DecodeError, HttpError, NetworkError, RedirectError, SluiceError, TimeoutError } from './errors.js';
+import { ResponseHeaders } from './headers.js';
+import { checkHeaders, checkRetry, checkTimeout, resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
+import type { Plugin, PluginRequest } from './plugin.js';
+import { CREDENTIAL_HEADERS } from './redact.js';
+import { SluiceResponse, type BodyWatch } from './response.js';
+import { backoffDelay, parseRetryAfter, type RetryOptions } from './retry.js';
+import { sleep } from './sleep.js';
+import type { BodyInit, Transport } from './transport/types.js';
+import { UndiciTransport } from './transport/undici.js';
+import { appendQuery, serializeQuery, type QueryInit } from './url/query.js';
+import { ABSOLUTE, joinAPI, splitBase, strategyFor, type ResolutionStrategy, type ResolvedURL } from './url/resolve.js';
+import { resolveReference } from './url/rfc3986.js';
+import { toTarget } from './url/target.js';
+
+/**
+ * One request (`client.request(init)`). Only `path` is usually needed; everything else has a default
+ * from the client options.
+ *
+ * @example
+ * ```ts
+ * await client.request({ method: 'POST', path: 'orders', json: { item: 'x' }, idempotent: true })
+ * ```
+ */
+export interface RequestOptions {
+  /** HTTP method. Default `GET`. */
+  method?: string;
+  /** Path resolved against the base URL (SPEC 4.3), or an absolute URL. May carry a query string. */
+  path?: string;
+  /** Query parameters appended to the path's own (spaces as `%20`). */
+  query?: QueryInit;
+  /** Headers for this request; they win over the client's. `undefined` values are skipped. */
+  headers?: Readonly<Record<string, string | undefined>>;
+  /** Raw body. Strings and bytes can be retried; streams cannot. */
+  body?: BodyInit;
+  /** A value sent as JSON (sets `content-type: application/json` unless given). */
+  json?: unknown;
+  /** Cancels the whole request: attempts, retry waits and body reading. */
+  signal?: AbortSignal;
+  /** Per-attempt timeout in ms for this request, or false. */
+  timeout?: number | false;
+  /** Retry settings for this request, merged over the client's; false disables. */
+  retry?: Partial<RetryOptions> | false;
+  /** Allow retrying a non-idempotent method (POST, PATCH) because the caller knows it is safe. */
+  idempotent?: boolean;
+  /** Override the client's `throwHttpErrors`. */
+  throwHttpErrors?: boolean;
+  /** Values plugins can read (`request.context`). */
+  context?: Record<string, unknown>;
+}
+
+/** Options of the shortcut methods (`get`, `post`, ...): a request without method and path. */
+export type ShortcutOptions = Omit<RequestOptions, 'method' | 'path'>;
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+const JSON_TYPE = /(^|\/|\+)json\b/i;
+
+interface Attempt {
+  method: string;
+  url: string;
+  origin: string;
+  headers: Record<string, string>;
+  body: BodyInit | undefined;
+}
+
+function isReplayable(body: BodyInit | undefined): boolean {
+  return body === undefined || typeof body === 'string' || body instanceof Uint8Array;
+}
+
+/**
+ * The core HTTP client. Create it with {@link createClient}; it resolves paths against the base URL,
+ * applies default headers, runs plugins, retries, times out, follows safe redirects and turns failures
+ * into typed errors. Reuse one client per API: it pools keep-alive connections. Call `close()` when done.
+ *
+ * @example
+ * ```ts
+ * const client = createClient({ baseURL: 'https://api.example.com/v1' })
+ * const user = await client.getJSON<{ name: string }>('users/42')
+ * await client.close()
+ * ```
+ */
+export class Client {
+  /** The validated options, defaults filled in. */
+  readonly options: Readonly<ResolvedOptions>;
+  private readonly transport: Transport;
+  private readonly ownsTransport: boolean;
+  private readonly strategy: ResolutionStrategy;
+  private readonly base: ReturnType<typeof splitBase> | undefined;
+  private readonly baseOrigin: string | undefined;
+  private readonly credentialHeaders: readonly string[];
+  private closed = false;
+
+  /** Prefer {@link createClient}. */
+  constructor(options: ClientOptions) {
+    this.options = resolveOptions(options);
+    const { baseURL } = this.options;
+    this.strategy = baseURL === undefined ? 'rfc3986' : strategyFor({ baseURL, urlNormalization: this.options.urlNormalization });
+    this.base = baseURL === undefined ? undefined : splitBase(baseURL);
+    this.baseOrigin = baseURL === undefined ? undefined : new URL(baseURL).origin;
+    this.ownsTransport = options.transport === undefined;
+    this.transport = options.transport ?? new UndiciTransport();
+    this.credentialHeaders = [
+      ...CREDENTIAL_HEADERS,
+      ...this.options.plugins.flatMap((p) => (p.credentialHeaders ?? []).map((h) => h.toLowerCase())),
+    ];
+    for (const plugin of this.options.plugins) plugin.setup?.(this);
+  }
+
+  /** Origin (`scheme://host[:port]`) of the base URL, or undefined without one. */
+  get origin(): string | undefined {
+    return this.baseOrigin;
+  }
+
+  /** Resolves `path` as a request would, without sending anything (SPEC 4.1 debug aid). */
+  resolve(path: string): ResolvedURL {
+    return { url: this.buildURL(path, undefined), strategy: this.strategy };
+  }
+
+  /** Finds a plugin by name, for helpers such as `forceRefresh(client)`. */
+  plugin<T extends Plugin = Plugin>(name: string): T | undefined {
+    return this.options.plugins.find((p) => p.name === name) as T | undefined;
+  }
+
+  /**
+   * Sends a request and resolves with the response once its headers arrive; the body is read from the
+   * response. Rejects with {@link HttpError} for status >= 400 (unless `throwHttpErrors` is false),
+   * {@link TimeoutError}, {@link AbortError}, {@link NetworkError} or {@link ConfigError}.
+   */
+  async request(init: RequestOptions = {}): Promise<SluiceResponse> {
+    if (this.closed) throw new SluiceError('The client is closed');
+    const method = (init.method ?? 'GET').toUpperCase();
+    const url = this.buildURL(init.path ?? '', init.query);
+    const headers = this.buildHeaders(init);
+    let body = init.body;
+    if (init.json !== undefined) {
+      if (body !== undefined) throw new ConfigError('json', 'cannot be combined with body');
+      body = JSON.stringify(init.json);
+      headers['content-type'] ??= 'application/json';
+    }
+    const retry = init.retry === undefined ? this.options.retry : checkRetry('retry', init.retry, this.options.retry);
+    const timeout = init.timeout === undefined ? this.options.timeout : checkTimeout('timeout', init.timeout, false);
+    const canRetry = retry.maxAttempts > 1 && isReplayable(body) && (init.idempotent === true || retry.methods.includes(method));
+    const target = toTarget(url, this.baseOrigin);
+    const signal = init.signal;
+    const plugins = this.options.plugins;
+    const throwHttpErrors = init.throwHttpErrors ?? this.options.throwHttpErrors;
+
+    const pluginRequest: { -readonly [K in keyof PluginRequest]: PluginRequest[K] } = {
+      method, url, origin: target.origin, headers, body, signal, context: init.context ?? {}, resends: 0,
+    };
+    const resentBy = new Set<string>();
+    for (;;) {
+      for (const plugin of plugins) if (plugin.onRequest) await plugin.onRequest(pluginRequest, this);
+      const attempt: Attempt = { method, url, origin: target.origin, headers: pluginRequest.headers, body };
+      const response = await this.sendWithRetries(attempt, target.path, retry, canRetry, timeout, signal);
+      let resend = false;
+      for (const plugin of plugins) {
+        if (!plugin.onResponse) continue;
+        const verdict = await plugin.onResponse(response, pluginRequest, this);
+        if (verdict === 'resend' && !resentBy.has(plugin.name) && isReplayable(body)) {
+          resentBy.add(plugin.name);
+          resend = true;
+          break;
+        }
+      }
+      if (resend) {
+        await response.cancel();
+        pluginRequest.resends++;
+        continue;
+      }
+      if (throwHttpErrors && response.status >= 400) throw await toHttpError(response);
+      return response;
+    }
+  }
+
+  /** GET `path`. */
+  get(path: string, init?: ShortcutOptions): Promise<SluiceResponse> {
+    return this.request({ ...init, method: 'GET', path });
+  }
+
+  /** HEAD `path`. */
+  head(path: string, init?: ShortcutOptions): Promise<SluiceResponse> {
+    return this.request({ ...init, method: 'HEAD', path });
+  }
+
+  /** POST `path` (give `json` or `body` in `init`). Not retried unless `idempotent: true`. */
+  post(path: string, init?: ShortcutOptions): Promise<SluiceResponse> {
+    return this.request({ ...init, method: 'POST', path });
+  }
+
+  /** PUT `path`. */
+  put(path: string, init?: ShortcutOptions): Promise<SluiceResponse> {
+    return this.request({ ...init, method: 'PUT', path });
+  }
+
+  /** PATCH `path`. Not retried unless `idempotent: true`. */
+  patch(path: string, init?: ShortcutOptions): Promise<SluiceResponse> {
+    return this.request({ ...init, method: 'PATCH', path });
+  }
+
+  /** DELETE `path`. */
+  delete(path: string, init?: ShortcutOptions): Promise<SluiceResponse> {
+    return this.request({ ...init, method: 'DELETE', path });
+  }
+
+  /**
+   * GET `path` and decode the JSON body (SPEC 4.1 "GET into a destination"). Sends
+   * `accept: application/json` unless told otherwise; a non-JSON content type or invalid JSON gives a
+   * {@link DecodeError}; a 204 or empty body gives `undefined`.
+   *
+   * @example
+   * ```ts
+   * const users = await client.getJSON<User[]>('users', { query: { active: true } })
+   * ```
+   */
+  async getJSON<T = unknown>(path: string, init?: ShortcutOptions): Promise<T> {
+    const headers = { accept: 'application/json', ...init?.headers };
+    const response = await this.request({ ...init, method: 'GET', path, headers });
+    const type = response.headers.get('content-type');
+    if (type !== null && !JSON_TYPE.test(type) && response.status !== 204) {
+      const excerpt = await response.text().catch(() => '');
+      throw new DecodeError(`GET ${path}: expected a JSON response, got content-type ${type}`, response.status, excerpt);
+    }
+    return response.json<T>();
+  }
+
+  /** Closes plugins and the transport's connections. Later requests fail. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const plugin of this.options.plugins) await plugin.close?.();
+    if (this.ownsTransport) await this.transport.close();
+  }
+
+  private buildURL(path: string, query: QueryInit | undefined): string {
+    if (typeof path !== 'string') throw new ConfigError('path', 'must be a string');
+    let url: string;
+    if (this.base === undefined) {
+      if (!ABSOLUTE.test(path)) throw new ConfigError('path', `must be an absolute URL when the client has no baseURL, got ${JSON.stringify(path)}`);
+      url = path;
+    } else if (this.strategy === 'api') url = ABSOLUTE.test(path) ? path : joinAPI(this.base, path);
+    else url = resolveReference(this.options.baseURL!, path);
+    return query === undefined ? url : appendQuery(url, serializeQuery(query));
+  }
+
+  private buildHeaders(init: RequestOptions): Record<string, string> {
+    const defaults = this.options.headers;
+    if (init.headers === undefined) return { ...defaults };
+    return { ...defaults, ...checkHeaders('headers', init.headers) };
+  }
+
+  private async sendWithRetries(
+    attempt: Attempt, path: string, retry: RetryOptions, canRetry: boolean, timeout: number | false, signal: AbortSignal | undefined,
+  ): Promise<SluiceResponse> {
+    for (let n = 1; ; n++) {
+      const last = !canRetry || n >= retry.maxAttempts;
+      let response: SluiceResponse;
+      try {
+        response = await this.sendFollowingRedirects(attempt, path, timeout, signal);
+      } catch (error) {
+        const transient = error instanceof NetworkError || error instanceof TimeoutError;
+        if (last || !transient || !retry.retryOnNetworkError) throw error;
+        await this.wait(backoffDelay(n, retry), attempt, signal);
+        continue;
+      }
+      if (last || !retry.retryableStatus.includes(response.status)) return response;
+      const retryAfter = parseRetryAfter(response.headers.get('retry-after') ?? undefined);
+      // A server asking for a longer pause than we accept gets its answer back instead of a retry.
+      if (retryAfter !== undefined && retryAfter > retry.maxWait) return response;
+      await response.cancel();
+      await this.wait(Math.max(backoffDelay(n, retry), retryAfter ?? 0), attempt, signal);
+    }
+  }
+
+  private async wait(ms: number, attempt: Attempt, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await sleep(ms, signal);
+    } catch (reason) {
+      throw new AbortError(attempt.method, attempt.url, { cause: reason });
+    }
+  }
+
+  private async sendFollowingRedirects(
+    first: Attempt, firstPath: string, timeout: number | false, signal: AbortSignal | undefined,
+  ): Promise<SluiceResponse> {
+    let attempt = first;
+    let path = firstPath;
+    for (let redirects = 0; ; redirects++) {
+      const response = await this.sendOnce(attempt, path, timeout, signal, redirects > 0);
+      const location = response.headers.get('location');
+      if (!REDIRECTS.has(response.status) || location === null || !SAFE_METHODS.has(attempt.method) || this.options.maxRedirects === 0) {
+        return response;
+      }
+      await response.cancel();
+      if (redirects >= this.options.maxRedirects) {
+        throw new RedirectError(`${attempt.method} ${first.url}: more than ${this.options.maxRedirects} redirects`);
+      }
+      let next: URL;
+      try {
+        next = new URL(location, attempt.url);
+      } catch (cause) {
+        throw new RedirectError(`${attempt.method} ${first.url}: redirect to an invalid URL`, { cause });
+      }
+      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+        throw new RedirectError(`${attempt.method} ${first.url}: redirect to unsupported scheme ${next.protocol}`);
+      }
+      next.username = '';
+      next.password = '';
+      let headers = attempt.headers;
+      if (next.origin !== attempt.origin) {
+        // Credentials never follow a redirect to another origin.
+        headers = { ...headers };
+        for (const name of this.credentialHeaders) delete headers[name];
+      }
+      attempt = { method: attempt.method, url: next.href, origin: next.origin, headers, body: attempt.body };
+      path = next.pathname + next.search;
+    }
+  }
+
+  private async sendOnce(
+    attempt: Attempt, path: string, timeout: number | false, signal: AbortSignal | undefined, redirected: boolean,
+  ): Promise<SluiceResponse> {
+    if (signal?.aborted) throw new AbortError(attempt.method, attempt.url, { cause: signal.reason });
+    const controller = new AbortController();
+    let timedOut = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (timeout !== false) {
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeout);
+      timer.unref?.();
+    }
+    const onAbort = (): void => controller.abort(signal!.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let finished = false;
+    const done = (): void => {
+      if (finished) return;
+      finished = true;
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const classify = (error: unknown): unknown => {
+      if (error instanceof SluiceError) return error;
+      if (timedOut) return new TimeoutError(attempt.method, attempt.url, timeout as number, { cause: error });
+      if (signal?.aborted) return new AbortError(attempt.method, attempt.url, { cause: signal.reason });
+      return new NetworkError(attempt.method, attempt.url, { cause: error });
+    };
+    try {
+      const raw = await this.transport.send({
+        origin: attempt.origin, path, method: attempt.method, headers: attempt.headers, body: attempt.body, signal: controller.signal,
+      });
+      const watch: BodyWatch = { chunk: () => timer?.refresh(), done, mapError: classify };
+      const response = new SluiceResponse(
+        { status: raw.status, headers: new ResponseHeaders(raw.headers, raw.setCookie), method: attempt.method, url: attempt.url, redirected },
+        raw.body,
+        this.options.maxResponseBytes,
+        watch,
+      );
+      if (attempt.method === 'HEAD' || raw.status === 204 || raw.status === 304) await response.cancel();
+      return response;
+    } catch (error) {
+      done();
+      throw classify(error);
+    }
+  }
+}
+
+async function toHttpError(response: SluiceResponse): Promise<HttpError> {
+  let excerpt = '';
+  let cause: unknown;
+  if (!response.bodyUsed) {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body) {
+        excerpt += decoder.decode(chunk, { stream: true });
+        if (excerpt.length >= HttpError.EXCERPT_LIMIT) break;
+      }
+    } catch (error) {
+      cause = error;
+    }
+  }
+  return new HttpError({
+    status: response.status,
+    method: response.method,
+    url: response.url,
+    headers: response.headers.toObject(['set-cookie']),
+    bodyExcerpt: excerpt,
+    cause,
+  });
+}
+
+/**
+ * Creates a core HTTP client (SPEC 4.1). Throws {@link ConfigError} at once for invalid options.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from '@sluice/core'
+ * const client = createClient({ baseURL: 'https://api.example.com/v1', timeout: 5000 })
+ * const res = await client.get('/users', { query: { page: 2 } })  // GET https://api.example.com/v1/users?page=2
+ * console.log(res.status, await res.json())
+ * ```
+ */
+export function createClient(options: ClientOptions = {}): Client {
+  return new Client(options);
+}

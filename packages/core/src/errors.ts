@@ -1,0 +1,151 @@
+import { redactURL } from './redact.js';
+
+/**
+ * Base class of every error sluice throws. Catch it to handle all sluice failures at once;
+ * `cause` carries the underlying error where there is one.
+ *
+ * @example
+ * ```ts
+ * try { await client.get('users') } catch (err) {
+ *   if (err instanceof SluiceError) console.error(err.message)
+ * }
+ * ```
+ */
+export class SluiceError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * Invalid options given to a constructor or a request: thrown at once, with a message that names the
+ * option (for example `ConfigError: retry.maxAttempts must be an integer >= 1, got 0`).
+ */
+export class ConfigError extends SluiceError {
+  /** The option path at fault, such as `retry.maxAttempts`. */
+  readonly option: string;
+  constructor(option: string, problem: string, options?: { cause?: unknown }) {
+    super(`${option} ${problem}`, options);
+    this.option = option;
+  }
+}
+
+/**
+ * The server answered with an error status (400 and above) after retries were spent. Carries the
+ * status, method, a redacted URL, the response headers (without `set-cookie`) and the first bytes of
+ * the body; never the request's `Authorization` header, cookies or URL credentials.
+ *
+ * @example
+ * ```ts
+ * try { await client.get('orders/42') } catch (err) {
+ *   if (err instanceof HttpError && err.status === 404) return undefined
+ *   throw err
+ * }
+ * ```
+ */
+export class HttpError extends SluiceError {
+  /** HTTP status code of the response. */
+  readonly status: number;
+  /** Request method. */
+  readonly method: string;
+  /** Request URL with credentials and sensitive query values redacted. */
+  readonly url: string;
+  /** Response headers, lower-case names, `set-cookie` removed. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** At most {@link HttpError.EXCERPT_LIMIT} characters of the response body. */
+  readonly bodyExcerpt: string;
+
+  /** Longest body excerpt kept on the error. */
+  static readonly EXCERPT_LIMIT = 1024;
+
+  constructor(init: {
+    status: number;
+    method: string;
+    url: string;
+    headers: Readonly<Record<string, string>>;
+    bodyExcerpt: string;
+    cause?: unknown;
+  }) {
+    const url = redactURL(init.url);
+    const excerpt = init.bodyExcerpt.length > HttpError.EXCERPT_LIMIT
+      ? init.bodyExcerpt.slice(0, HttpError.EXCERPT_LIMIT) + '…'
+      : init.bodyExcerpt;
+    super(`${init.method} ${url} failed with status ${init.status}`, { cause: init.cause });
+    this.status = init.status;
+    this.method = init.method;
+    this.url = url;
+    this.headers = init.headers;
+    this.bodyExcerpt = excerpt;
+  }
+}
+
+/**
+ * An attempt took longer than the configured `timeout` (waiting for the response headers, or idle
+ * between two body chunks). Distinct from {@link AbortError}, which means the caller cancelled.
+ */
+export class TimeoutError extends SluiceError {
+  /** The timeout that elapsed, in milliseconds. */
+  readonly timeout: number;
+  constructor(method: string, url: string, timeout: number, options?: { cause?: unknown }) {
+    super(`${method} ${redactURL(url)} timed out after ${timeout} ms`, options);
+    this.timeout = timeout;
+  }
+}
+
+/**
+ * The caller's `AbortSignal` cancelled the request (including any retry wait). `cause` is the
+ * signal's reason.
+ */
+export class AbortError extends SluiceError {
+  constructor(method: string, url: string, options?: { cause?: unknown }) {
+    super(`${method} ${redactURL(url)} was aborted`, options);
+  }
+}
+
+/**
+ * The connection failed: refused, reset, closed early, DNS failure or a TLS error. `cause` is the
+ * transport's own error; `code` its error code when it has one (such as `ECONNREFUSED`).
+ */
+export class NetworkError extends SluiceError {
+  /** The underlying error code, when known. */
+  readonly code: string | undefined;
+  constructor(method: string, url: string, options?: { cause?: unknown }) {
+    const code = errorCode(options?.cause);
+    super(`${method} ${redactURL(url)} failed: ${code ?? describe(options?.cause)}`, options);
+    this.code = code;
+  }
+}
+
+/**
+ * A response body could not be decoded as asked: invalid JSON, an unexpected content type, or a body
+ * larger than `maxResponseBytes`. Carries the status and a short excerpt of what arrived.
+ */
+export class DecodeError extends SluiceError {
+  /** HTTP status of the response whose body failed. */
+  readonly status: number;
+  /** At most 200 characters of the body that failed to decode. */
+  readonly bodyExcerpt: string;
+  constructor(message: string, status: number, bodyExcerpt = '', options?: { cause?: unknown }) {
+    super(message, options);
+    this.status = status;
+    this.bodyExcerpt = bodyExcerpt.slice(0, 200);
+  }
+}
+
+/** A redirect chain was longer than `maxRedirects`, or pointed to a scheme other than http(s). */
+export class RedirectError extends SluiceError {}
+
+function errorCode(err: unknown): string | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : 'connection error';
+}

@@ -1,0 +1,27 @@
+/**
+ * `@sluice/core`: the HTTP client every sluice package stands on. Base-URL resolution (SPEC 4.3),
+ * retries with backoff, per-attempt timeouts, cancellation, safe redirects, plugins and typed errors,
+ * over a fast undici transport.
+ *
+ * @packageDocumentation
+ */
+export { Client, createClient, type RequestOptions, type ShortcutOptions } from './client.js';
+export type { ClientOptions } from './options.js';
+export {
+  SluiceError, ConfigError, HttpError, TimeoutError, AbortError, NetworkError, DecodeError, RedirectError,
+} from './errors.js';
+export { SluiceResponse } from './response.js';
+export { ResponseHeaders } from './headers.js';
+export type { Plugin, PluginRequest, PluginVerdict } from './plugin.js';
+export { DEFAULT_RETRY, backoffDelay, parseRetryAfter, type RetryOptions } from './retry.js';
+export { sleep } from './sleep.js';
+export { redactURL, CREDENTIAL_HEADERS } from './redact.js';
+export {
+  URLNormalization, isAPIBase, resolveURL, type ResolveOptions, type ResolvedURL, type ResolutionStrategy,
+} from './url/resolve.js';
+export { resolveReference } from './url/rfc3986.js';
+export { PathBuilder, encodePathSegment } from './url/path-builder.js';
+export { encodeQueryComponent, serializeQuery, type QueryInit, type QueryValue } from './url/query.js';
+export type { Transport, TransportRequest, TransportResponse, TransportBody, BodyInit } from './transport/types.js';
+export { UndiciTransport, type UndiciTransportOptions } from './transport/undici.js';
+export { FetchTransport, type FetchTransportOptions } from './transport/fetch.js';

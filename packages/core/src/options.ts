@@ -1,0 +1,156 @@
+import { ConfigError } from './errors.js';
+import type { Plugin } from './plugin.js';
+import { DEFAULT_RETRY, type RetryOptions } from './retry.js';
+import type { Transport } from './transport/types.js';
+import { URLNormalization } from './url/resolve.js';
+
+/**
+ * Options of {@link createClient}. Every option is checked at construction; a bad one throws
+ * {@link ConfigError} naming it.
+ *
+ * @example
+ * ```ts
+ * const client = createClient({
+ *   baseURL: 'https://api.example.com/v1',
+ *   timeout: 10_000,
+ *   retry: { maxAttempts: 4, waitBase: 250 },
+ *   headers: { accept: 'application/json' },
+ * })
+ * ```
+ */
+export interface ClientOptions {
+  /** Base URL that request paths are resolved against (http or https, no credentials in it). */
+  baseURL?: string;
+  /** How paths join the base (SPEC 4.3). Default `URLNormalization.Auto`. */
+  urlNormalization?: URLNormalization;
+  /**
+   * Per-attempt timeout in ms: the longest wait for response headers, and then the longest silence
+   * between two body chunks. `false` disables it. Default 30000.
+   */
+  timeout?: number | false;
+  /** Retry settings merged over {@link DEFAULT_RETRY}; `false` disables retrying. */
+  retry?: Partial<RetryOptions> | false;
+  /** Headers sent with every request (a request's own headers win). */
+  headers?: Readonly<Record<string, string>>;
+  /** Plugins, in the order their hooks run. */
+  plugins?: readonly Plugin[];
+  /** The transport; default a new {@link UndiciTransport} owned by this client. */
+  transport?: Transport;
+  /** Most redirects followed for GET, HEAD and OPTIONS. `0` returns 3xx responses as they are. Default 10. */
+  maxRedirects?: number;
+  /** Throw {@link HttpError} for statuses 400 and above. Default true. */
+  throwHttpErrors?: boolean;
+  /** Largest body `json()`, `text()` and `bytes()` will buffer, in bytes. Default 64 MiB. */
+  maxResponseBytes?: number;
+}
+
+/** Options after validation and defaults. */
+export interface ResolvedOptions {
+  baseURL: string | undefined;
+  urlNormalization: URLNormalization;
+  timeout: number | false;
+  retry: RetryOptions;
+  headers: Record<string, string>;
+  plugins: readonly Plugin[];
+  maxRedirects: number;
+  throwHttpErrors: boolean;
+  maxResponseBytes: number;
+}
+
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+function isPositiveInt(value: unknown, min: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min;
+}
+
+function isDuration(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
+/** Validates and lower-cases a header record; values may not contain CR or LF. */
+export function checkHeaders(option: string, headers: unknown): Record<string, string> {
+  if (headers === undefined) return {};
+  if (headers === null || typeof headers !== 'object') throw new ConfigError(option, 'must be an object of header names to strings');
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    if (!HEADER_NAME.test(name)) throw new ConfigError(`${option}.${name}`, 'is not a valid header name');
+    if (typeof value !== 'string') throw new ConfigError(`${option}.${name}`, `must be a string, got ${typeof value}`);
+    if (/[\r\n\0]/.test(value)) throw new ConfigError(`${option}.${name}`, 'must not contain CR, LF or NUL');
+    out[name.toLowerCase()] = value;
+  }
+  return out;
+}
+
+/** Validates retry options, merged over `base`. */
+export function checkRetry(option: string, retry: unknown, base: RetryOptions): RetryOptions {
+  if (retry === undefined) return base;
+  if (retry === false) return { ...base, maxAttempts: 1 };
+  if (retry === null || typeof retry !== 'object') throw new ConfigError(option, 'must be an object or false');
+  const merged = { ...base, ...(retry as Partial<RetryOptions>) };
+  if (!isPositiveInt(merged.maxAttempts, 1)) throw new ConfigError(`${option}.maxAttempts`, `must be an integer >= 1, got ${String(merged.maxAttempts)}`);
+  if (!isDuration(merged.waitBase) || merged.waitBase <= 0) throw new ConfigError(`${option}.waitBase`, `must be a number of ms > 0, got ${String(merged.waitBase)}`);
+  if (!isDuration(merged.maxWait) || merged.maxWait < merged.waitBase) throw new ConfigError(`${option}.maxWait`, `must be a number of ms >= waitBase, got ${String(merged.maxWait)}`);
+  if (!Array.isArray(merged.retryableStatus) || !merged.retryableStatus.every((s) => isPositiveInt(s, 100) && s <= 599)) {
+    throw new ConfigError(`${option}.retryableStatus`, 'must be an array of HTTP status codes (100-599)');
+  }
+  if (!Array.isArray(merged.methods) || !merged.methods.every((m) => typeof m === 'string')) {
+    throw new ConfigError(`${option}.methods`, 'must be an array of method names');
+  }
+  if (typeof merged.retryOnNetworkError !== 'boolean') throw new ConfigError(`${option}.retryOnNetworkError`, 'must be a boolean');
+  return { ...merged, methods: merged.methods.map((m) => m.toUpperCase()) };
+}
+
+/** Validates a timeout option: ms > 0, or false. */
+export function checkTimeout(option: string, timeout: unknown, fallback: number | false): number | false {
+  if (timeout === undefined) return fallback;
+  if (timeout === false) return false;
+  if (!isDuration(timeout) || timeout <= 0) throw new ConfigError(option, `must be a number of ms > 0 or false, got ${String(timeout)}`);
+  return timeout;
+}
+
+/** Validates a base URL: absolute http(s), no user-info. */
+export function checkBaseURL(baseURL: unknown): string | undefined {
+  if (baseURL === undefined) return undefined;
+  if (typeof baseURL !== 'string' || !URL.canParse(baseURL)) throw new ConfigError('baseURL', 'must be an absolute http(s) URL');
+  const parsed = new URL(baseURL);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError('baseURL', `must use http or https, got ${parsed.protocol}`);
+  if (parsed.username || parsed.password) throw new ConfigError('baseURL', 'must not contain credentials: send them in a header or with a plugin');
+  return baseURL;
+}
+
+/** Validates every client option and fills in defaults. */
+export function resolveOptions(options: ClientOptions): ResolvedOptions {
+  if (options === null || typeof options !== 'object') throw new ConfigError('options', 'must be an object');
+  const modes = Object.values(URLNormalization) as string[];
+  const urlNormalization = options.urlNormalization ?? URLNormalization.Auto;
+  if (!modes.includes(urlNormalization)) throw new ConfigError('urlNormalization', `must be one of ${modes.join(', ')}, got ${String(urlNormalization)}`);
+  const plugins = options.plugins ?? [];
+  if (!Array.isArray(plugins)) throw new ConfigError('plugins', 'must be an array');
+  const names = new Set<string>();
+  plugins.forEach((plugin, i) => {
+    if (!plugin || typeof plugin.name !== 'string' || plugin.name === '') throw new ConfigError(`plugins[${i}]`, 'must be an object with a name');
+    if (names.has(plugin.name)) throw new ConfigError(`plugins[${i}]`, `repeats the name ${plugin.name}`);
+    names.add(plugin.name);
+  });
+  if (options.transport !== undefined && (typeof options.transport.send !== 'function' || typeof options.transport.close !== 'function')) {
+    throw new ConfigError('transport', 'must implement send() and close()');
+  }
+  const maxRedirects = options.maxRedirects ?? 10;
+  if (!isPositiveInt(maxRedirects, 0)) throw new ConfigError('maxRedirects', `must be an integer >= 0, got ${String(maxRedirects)}`);
+  const maxResponseBytes = options.maxResponseBytes ?? 64 * 1024 * 1024;
+  if (!isPositiveInt(maxResponseBytes, 1)) throw new ConfigError('maxResponseBytes', `must be an integer >= 1, got ${String(maxResponseBytes)}`);
+  const throwHttpErrors = options.throwHttpErrors ?? true;
+  if (typeof throwHttpErrors !== 'boolean') throw new ConfigError('throwHttpErrors', 'must be a boolean');
+  return {
+    baseURL: checkBaseURL(options.baseURL),
+    urlNormalization,
+    timeout: checkTimeout('timeout', options.timeout, 30_000),
+    retry: checkRetry('retry', options.retry, { ...DEFAULT_RETRY, retryableStatus: [...DEFAULT_RETRY.retryableStatus], methods: [...DEFAULT_RETRY.methods] }),
+    headers: checkHeaders('headers', options.headers),
+    plugins,
+    maxRedirects,
+    throwHttpErrors,
+    maxResponseBytes,
+  };
+}

@@ -1,0 +1,141 @@
+import { DecodeError } from './errors.js';
+import { ResponseHeaders } from './headers.js';
+import type { TransportBody } from './transport/types.js';
+
+/** Hooks the client attaches to a body: idle-timeout refresh, clean-up, and error mapping. */
+export interface BodyWatch {
+  chunk(): void;
+  done(): void;
+  mapError(error: unknown): unknown;
+}
+
+const NO_WATCH: BodyWatch = { chunk() {}, done() {}, mapError: (e) => e };
+
+/**
+ * The answer to a request. The body can be read once: as JSON, text, bytes, or streamed with
+ * `for await (const chunk of res.body)`. Buffered reads stop with a {@link DecodeError} past
+ * `maxResponseBytes`.
+ *
+ * @example
+ * ```ts
+ * const res = await client.get('report.csv')
+ * for await (const chunk of res.body) process.stdout.write(chunk)
+ * ```
+ */
+export class SluiceResponse {
+  /** HTTP status code. */
+  readonly status: number;
+  /** Response headers. */
+  readonly headers: ResponseHeaders;
+  /** Request method. */
+  readonly method: string;
+  /** The URL that answered (after redirects). May carry credentials: redact before logging. */
+  readonly url: string;
+  /** Whether at least one redirect was followed. */
+  readonly redirected: boolean;
+  private used = false;
+
+  constructor(
+    init: { status: number; headers: ResponseHeaders; method: string; url: string; redirected: boolean },
+    private readonly source: TransportBody,
+    private readonly maxBytes: number,
+    private readonly watch: BodyWatch = NO_WATCH,
+  ) {
+    this.status = init.status;
+    this.headers = init.headers;
+    this.method = init.method;
+    this.url = init.url;
+    this.redirected = init.redirected;
+  }
+
+  /** True for statuses 200-299. */
+  get ok(): boolean {
+    return this.status >= 200 && this.status < 300;
+  }
+
+  /** Whether the body was read or cancelled already. */
+  get bodyUsed(): boolean {
+    return this.used;
+  }
+
+  /** The body as a stream of byte chunks, as they arrive. Breaking out of the loop releases the connection. */
+  get body(): AsyncIterable<Uint8Array> {
+    return { [Symbol.asyncIterator]: () => this.iterate() };
+  }
+
+  private async *iterate(): AsyncGenerator<Uint8Array> {
+    this.claim();
+    let finished = false;
+    try {
+      for await (const chunk of this.source) {
+        this.watch.chunk();
+        yield chunk;
+      }
+      finished = true;
+    } catch (error) {
+      throw this.watch.mapError(error);
+    } finally {
+      if (!finished) await this.source.cancel();
+      this.watch.done();
+    }
+  }
+
+  private claim(): void {
+    if (this.used) throw new TypeError('Response body was already read');
+    this.used = true;
+  }
+
+  /** The whole body as bytes (at most `maxResponseBytes`). */
+  async bytes(): Promise<Uint8Array> {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for await (const chunk of this.body) {
+      size += chunk.byteLength;
+      if (size > this.maxBytes) {
+        throw new DecodeError(
+          `${this.method} response body exceeds maxResponseBytes (${this.maxBytes} bytes)`,
+          this.status,
+        );
+      }
+      chunks.push(chunk);
+    }
+    if (chunks.length === 1) return chunks[0]!;
+    return Buffer.concat(chunks, size);
+  }
+
+  /** The whole body decoded as UTF-8. */
+  async text(): Promise<string> {
+    const bytes = await this.bytes();
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  }
+
+  /**
+   * The body parsed as JSON. An empty body gives `undefined`; invalid JSON a {@link DecodeError} with an
+   * excerpt of what arrived.
+   */
+  async json<T = unknown>(): Promise<T> {
+    const text = await this.text();
+    if (text.length === 0) return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch (cause) {
+      throw new DecodeError(
+        `${this.method} response is not valid JSON: ${(cause as Error).message}`,
+        this.status,
+        text,
+        { cause },
+      );
+    }
+  }
+
+  /** Drops the body without reading it and releases the connection. */
+  async cancel(): Promise<void> {
+    if (this.used) return;
+    this.used = true;
+    try {
+      await this.source.cancel();
+    } finally {
+      this.watch.done();
+    }
+  }
+}

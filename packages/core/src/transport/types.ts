@@ -1,0 +1,50 @@
+/** A request body the transports accept. Strings and bytes can be replayed on retry; streams cannot. */
+export type BodyInit = string | Uint8Array | AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
+
+/** What the client hands a transport: one HTTP exchange, no redirects, no retries. */
+export interface TransportRequest {
+  /** `scheme://host[:port]` of the target. */
+  readonly origin: string;
+  /** Path and query, starting with `/`. */
+  readonly path: string;
+  /** Upper-case method. */
+  readonly method: string;
+  /** Lower-case header names. */
+  readonly headers: Record<string, string>;
+  /** Body, or undefined. */
+  readonly body: BodyInit | undefined;
+  /** Aborts the exchange, including the body read. */
+  readonly signal: AbortSignal;
+}
+
+/** A response body as the transport delivers it: bytes as they arrive, and a way to drop the rest. */
+export interface TransportBody extends AsyncIterable<Uint8Array> {
+  /** Discards what is left of the body and releases the connection. Safe to call twice. */
+  cancel(): Promise<void>;
+}
+
+/** What a transport answers: status, lower-case headers (repeated ones joined by `, `), and the body. */
+export interface TransportResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  /** Every `set-cookie` value, which cannot be joined. */
+  readonly setCookie?: readonly string[];
+  readonly body: TransportBody;
+}
+
+/**
+ * The seam between the client and the network (see ARCHITECTURE.md). Nothing above it knows which
+ * transport runs: redirects, retries, timeouts and plugins live in the client. Implement it to run sluice
+ * over another HTTP stack or to record traffic.
+ *
+ * @example
+ * ```ts
+ * const client = createClient({ baseURL, transport: new FetchTransport() })
+ * ```
+ */
+export interface Transport {
+  /** Sends one request; rejects with the stack's own error on connection failure or abort. */
+  send(request: TransportRequest): Promise<TransportResponse>;
+  /** Releases pooled connections; further sends fail. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,39 @@
+import { ConfigError } from '../errors.js';
+
+/** Where a transport sends a request: the origin and the path with its query (fragment removed). */
+export interface Target {
+  origin: string;
+  path: string;
+}
+
+const SAFE_PATH = /^[\x21-\x22\x24-\x7e]*$/;
+
+/**
+ * Splits an absolute URL into origin and path. URLs that start with `knownOrigin` and need no
+ * normalisation take a fast path without parsing; anything else goes through WHATWG URL parsing, which
+ * percent-encodes spaces and non-ASCII and normalises the origin. Only http and https are accepted.
+ */
+export function toTarget(url: string, knownOrigin: string | undefined): Target {
+  if (knownOrigin !== undefined && url.startsWith(knownOrigin)) {
+    const next = url.charCodeAt(knownOrigin.length);
+    if (next === 47 /* / */ || next === 63 /* ? */) {
+      const hash = url.indexOf('#', knownOrigin.length);
+      let path = hash < 0 ? url.slice(knownOrigin.length) : url.slice(knownOrigin.length, hash);
+      if (next === 63) path = '/' + path;
+      if (SAFE_PATH.test(path)) return { origin: knownOrigin, path };
+    }
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch (cause) {
+    throw new ConfigError('path', `does not form a valid URL`, { cause });
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError('path', `must resolve to an http(s) URL, got ${parsed.protocol}`);
+  }
+  if (parsed.username || parsed.password) {
+    throw new ConfigError('path', 'must not contain credentials: send them in a header or with a plugin');
+  }
+  return { origin: parsed.origin, path: parsed.pathname + parsed.search };
+}

@@ -1,0 +1,1 @@
+export { startServer, sendJSON, type TestServer, type TestHandler, type RecordedRequest } from './http-server.js';

@@ -1,0 +1,21 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (pkg: string): string => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      '@sluice/core': src('core'),
+      '@sluice/oauth': src('oauth'),
+      '@sluice/odata': src('odata'),
+      '@sluice/testkit': src('testkit'),
+    },
+  },
+  test: {
+    include: ['packages/*/test/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    allowOnly: false,
+  },
+});
