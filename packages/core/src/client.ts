@@ -6,7 +6,7 @@ import { CREDENTIAL_HEADERS } from './redact.js';
 import { SluiceResponse, type BodyWatch } from './response.js';
 import { backoffDelay, parseRetryAfter, type RetryOptions } from './retry.js';
 import { sleep } from './sleep.js';
-import type { BodyInit, Transport } from './transport/types.js';
+import type { BodyInit, Transport, TransportBody } from './transport/types.js';
 import { UndiciTransport } from './transport/undici.js';
 import { appendQuery, serializeQuery, type QueryInit } from './url/query.js';
 import { ABSOLUTE, joinAPI, splitBase, strategyFor, type ResolutionStrategy, type ResolvedURL } from './url/resolve.js';
@@ -63,6 +63,11 @@ interface Attempt {
   headers: Record<string, string>;
   body: BodyInit | undefined;
 }
+
+const EMPTY_BODY: TransportBody = {
+  async *[Symbol.asyncIterator]() {},
+  async cancel() {},
+};
 
 function isReplayable(body: BodyInit | undefined): boolean {
   return body === undefined || typeof body === 'string' || body instanceof Uint8Array;
@@ -215,7 +220,7 @@ export class Client {
    * ```
    */
   async getJSON<T = unknown>(path: string, init?: ShortcutOptions): Promise<T> {
-    const headers = { accept: 'application/json', ...init?.headers };
+    const headers = this.options.headers.accept === undefined ? { accept: 'application/json', ...init?.headers } : init?.headers;
     const response = await this.request({ ...init, method: 'GET', path, headers });
     const type = response.headers.get('content-type');
     if (type !== null && !JSON_TYPE.test(type) && response.status !== 204) {
@@ -351,15 +356,20 @@ export class Client {
       const raw = await this.transport.send({
         origin: attempt.origin, path, method: attempt.method, headers: attempt.headers, body: attempt.body, signal: controller.signal,
       });
+      let body = raw.body;
+      if (attempt.method === 'HEAD' || raw.status === 204 || raw.status === 304) {
+        // No body can follow: free the connection now and stop the timer.
+        await body.cancel();
+        body = EMPTY_BODY;
+        done();
+      }
       const watch: BodyWatch = { chunk: () => timer?.refresh(), done, mapError: classify };
-      const response = new SluiceResponse(
+      return new SluiceResponse(
         { status: raw.status, headers: new ResponseHeaders(raw.headers, raw.setCookie), method: attempt.method, url: attempt.url, redirected },
-        raw.body,
+        body,
         this.options.maxResponseBytes,
         watch,
       );
-      if (attempt.method === 'HEAD' || raw.status === 204 || raw.status === 304) await response.cancel();
-      return response;
     } catch (error) {
       done();
       throw classify(error);

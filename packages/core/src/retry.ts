@@ -45,6 +45,8 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   if (value === undefined) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // Otherwise only an HTTP-date (it names a weekday), not whatever Date.parse would accept.
+  if (!/^[A-Za-z]{3},/.test(text)) return undefined;
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);

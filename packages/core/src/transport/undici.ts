@@ -14,13 +14,25 @@ export interface UndiciTransportOptions {
   dispatcher?: Agent;
 }
 
+const noop = (): void => undefined;
+
+/** Bytes read to keep a connection reusable when a body is dropped; larger rests close the socket. */
+const DUMP_LIMIT = 64 * 1024;
+
+type UndiciReadable = Readable & { dump(options: { limit: number; signal?: AbortSignal }): Promise<void> };
+
 class UndiciBody implements TransportBody {
-  constructor(private readonly stream: Readable) {}
+  constructor(private readonly stream: UndiciReadable) {
+    // Errors reach readers through the iterator; an unread body must not crash the process.
+    stream.on('error', noop);
+  }
   [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
     return this.stream[Symbol.asyncIterator]();
   }
   async cancel(): Promise<void> {
-    if (!this.stream.destroyed) this.stream.destroy();
+    if (this.stream.destroyed || this.stream.readableEnded) return;
+    // Drain a small rest so the keep-alive socket can be reused; give up on a stalled one.
+    void this.stream.dump({ limit: DUMP_LIMIT, signal: AbortSignal.timeout(1000) }).catch(noop);
   }
 }
 
@@ -75,7 +87,7 @@ export class UndiciTransport implements Transport {
       signal: request.signal,
     });
     const flat = flattenHeaders(headers);
-    return { status: statusCode, headers: flat.headers, setCookie: flat.setCookie, body: new UndiciBody(body) };
+    return { status: statusCode, headers: flat.headers, setCookie: flat.setCookie, body: new UndiciBody(body as UndiciReadable) };
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,34 @@
+// Runs the benchmarks and writes bench/RESULTS.md. `npm run bench` runs all; `npm run bench -- core`
+// runs those whose name contains "core". Each suite is a module exporting `name` and `run()`, which
+// returns a Markdown section (measurements in one run, reported as ratios where peers are compared).
+import { writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+
+export interface BenchSuite {
+  name: string;
+  run(): Promise<string>;
+}
+
+const suites: string[] = [
+  './core-get.ts',
+];
+
+const filter = process.argv[2];
+const sections: string[] = [];
+for (const file of suites) {
+  const suite = (await import(file)) as BenchSuite;
+  if (filter && !suite.name.includes(filter)) continue;
+  console.log(`# ${suite.name}`);
+  const section = await suite.run();
+  console.log(section);
+  sections.push(section);
+}
+const header = [
+  '# Benchmark results',
+  '',
+  `Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ` +
+    `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}. Loopback only; the machine is shared and noisy, so compare ` +
+    'the ratios of one run, not the absolute numbers across runs.',
+  '',
+].join('\n');
+if (!filter) await writeFile(new URL('./RESULTS.md', import.meta.url), header + '\n' + sections.join('\n\n') + '\n');
