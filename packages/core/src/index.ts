@@ -6,11 +6,11 @@
  * @packageDocumentation
  */
 export { Client, createClient, type RequestOptions, type ShortcutOptions } from './client.js';
-export type { ClientOptions } from './options.js';
+export type { ClientOptions, ResolvedOptions } from './options.js';
 export {
   SluiceError, ConfigError, HttpError, TimeoutError, AbortError, NetworkError, DecodeError, RedirectError,
 } from './errors.js';
-export { SluiceResponse } from './response.js';
+export { SluiceResponse, type BodyWatch } from './response.js';
 export { ResponseHeaders } from './headers.js';
 export type { Plugin, PluginRequest, PluginVerdict } from './plugin.js';
 export { DEFAULT_RETRY, backoffDelay, parseRetryAfter, type RetryOptions } from './retry.js';

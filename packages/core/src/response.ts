@@ -2,7 +2,7 @@ import { DecodeError } from './errors.js';
 import { ResponseHeaders } from './headers.js';
 import type { TransportBody } from './transport/types.js';
 
-/** Hooks the client attaches to a body: idle-timeout refresh, clean-up, and error mapping. */
+/** Hooks the client attaches to a body: idle-timeout refresh, clean-up, and error mapping. For transports and tests that build responses themselves. */
 export interface BodyWatch {
   chunk(): void;
   done(): void;

@@ -5,7 +5,7 @@ import { transports } from './transports.js';
 
 describe.each(transports)('plugins (%s transport)', (_name, makeTransport) => {
   let server: TestServer;
-  let validToken = 'token-1';
+  const validToken = 'token-1';
   beforeAll(async () => {
     server = await startServer((req, res) => {
       if (req.url === '/api/always-401') return sendJSON(res, 401, { error: 'nope' });

@@ -1,0 +1,32 @@
+import { fork, type ChildProcess } from 'node:child_process';
+
+/** Starts a bench server module in a child process and resolves with its port once it listens. */
+export async function startChildServer(module: string, args: string[] = []): Promise<{ port: number; stop(): void; child: ChildProcess }> {
+  const child = fork(new URL(module, import.meta.url), args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+  });
+  return { port, child, stop: () => child.kill() };
+}
+
+/** Runs `task` `total` times with `concurrency` in flight; resolves with the elapsed ms. */
+export async function drive(total: number, concurrency: number, task: () => Promise<unknown>): Promise<number> {
+  let started = 0;
+  const t0 = performance.now();
+  const worker = async (): Promise<void> => {
+    while (started < total) {
+      started++;
+      await task();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return performance.now() - t0;
+}
+
+/** Median of a list of numbers. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
