@@ -1,5 +1,6 @@
-import { Agent } from 'undici';
-import type { Readable } from 'node:stream';
+import { Agent, type Dispatcher } from 'undici';
+import { pipeline, type Readable, type Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Transport, TransportBody, TransportRequest, TransportResponse } from './types.js';
 
 /** Options of {@link UndiciTransport}. */
@@ -10,8 +11,13 @@ export interface UndiciTransportOptions {
   keepAliveTimeout?: number;
   /** TCP connect timeout in ms. Default 10000. */
   connectTimeout?: number;
-  /** An undici dispatcher of your own (proxy, mTLS, custom agent). The transport then does not close it. */
-  dispatcher?: Agent;
+  /**
+   * Ask for compressed responses (`accept-encoding: gzip, deflate, br`, unless the request sets its own
+   * `accept-encoding`) and decompress `gzip`, `deflate` and `br` bodies. Default true, as fetch does.
+   */
+  decompress?: boolean;
+  /** An undici dispatcher of your own (a `ProxyAgent`, mTLS, a tuned `Agent`). The transport does not close it. */
+  dispatcher?: Dispatcher;
 }
 
 const noop = (): void => undefined;
@@ -36,6 +42,27 @@ class UndiciBody implements TransportBody {
   }
 }
 
+/** A compressed body read through a zlib stream; cancelling drops both. */
+class DecodedBody implements TransportBody {
+  private readonly decoded: Transform;
+  constructor(private readonly raw: Readable, encoding: string) {
+    // Default (strict) flushing: a truncated compressed body is an error, never silently short data.
+    this.decoded = encoding === 'br' ? createBrotliDecompress() : encoding === 'deflate' ? createInflate() : createGunzip();
+    raw.on('error', noop);
+    this.decoded.on('error', noop);
+    pipeline(raw, this.decoded, noop);
+  }
+  [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    return this.decoded[Symbol.asyncIterator]();
+  }
+  async cancel(): Promise<void> {
+    this.decoded.destroy();
+    this.raw.destroy();
+  }
+}
+
+const DECODABLE = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
+
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): {
   headers: Record<string, string>;
   setCookie: string[] | undefined;
@@ -54,20 +81,24 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): {
 /**
  * The default Node transport: undici's `request` API on a keep-alive connection pool of its own, the
  * fastest honest way to speak HTTP/1.1 from Node. Each transport owns its pool, so clients never share
- * undici's global dispatcher by accident.
+ * undici's global dispatcher by accident. Compressed responses are decoded like fetch does.
  *
  * @example
  * ```ts
+ * import { ProxyAgent } from 'undici'
  * createClient({ baseURL, transport: new UndiciTransport({ connections: 16 }) })
+ * createClient({ baseURL, transport: new UndiciTransport({ dispatcher: new ProxyAgent(proxyURL) }) })
  * ```
  */
 export class UndiciTransport implements Transport {
-  private readonly agent: Agent;
-  private readonly ownsAgent: boolean;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly decompress: boolean;
 
   constructor(options: UndiciTransportOptions = {}) {
-    this.ownsAgent = options.dispatcher === undefined;
-    this.agent = options.dispatcher ?? new Agent({
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.decompress = options.decompress ?? true;
+    this.dispatcher = options.dispatcher ?? new Agent({
       connections: options.connections ?? 128,
       keepAliveTimeout: options.keepAliveTimeout ?? 4000,
       connectTimeout: options.connectTimeout ?? 10_000,
@@ -78,19 +109,27 @@ export class UndiciTransport implements Transport {
   }
 
   async send(request: TransportRequest): Promise<TransportResponse> {
-    const { statusCode, headers, body } = await this.agent.request({
+    let headers = request.headers;
+    if (this.decompress && headers['accept-encoding'] === undefined) {
+      headers = { ...headers, 'accept-encoding': 'gzip, deflate, br' };
+    }
+    const response = await this.dispatcher.request({
       origin: request.origin,
       path: request.path,
-      method: request.method as 'GET',
-      headers: request.headers,
-      body: request.body as string | Uint8Array | undefined,
+      method: request.method as Dispatcher.HttpMethod,
+      headers,
+      body: request.body as Dispatcher.DispatchOptions['body'],
       signal: request.signal,
     });
-    const flat = flattenHeaders(headers);
-    return { status: statusCode, headers: flat.headers, setCookie: flat.setCookie, body: new UndiciBody(body as UndiciReadable) };
+    const flat = flattenHeaders(response.headers);
+    const encoding = flat.headers['content-encoding']?.trim().toLowerCase();
+    const body = this.decompress && encoding !== undefined && DECODABLE.has(encoding)
+      ? new DecodedBody(response.body, encoding === 'x-gzip' ? 'gzip' : encoding)
+      : new UndiciBody(response.body as UndiciReadable);
+    return { status: response.statusCode, headers: flat.headers, setCookie: flat.setCookie, body };
   }
 
   async close(): Promise<void> {
-    if (this.ownsAgent) await this.agent.close();
+    if (this.ownsDispatcher) await this.dispatcher.close();
   }
 }
