@@ -1,0 +1,142 @@
+import { AbortError, ConfigError, type Client, type Plugin, type PluginRequest } from '@sluice/core';
+import { cacheKeyFor } from './cache-key.js';
+import { resolveConfig } from './config.js';
+import { MemoryTokenCache } from './memory-cache.js';
+import { TokenEndpoint } from './token-endpoint.js';
+import { TokenManager } from './token-manager.js';
+import type { OAuth2Config, OAuth2Options, Token } from './types.js';
+
+/** Name of the plugin, for `client.plugin(OAUTH2_PLUGIN)`. */
+export const OAUTH2_PLUGIN = 'oauth2';
+
+/** The core plugin {@link oauth2} returns, with the operations {@link forceRefresh} uses. */
+export interface OAuth2Plugin extends Plugin {
+  readonly name: typeof OAUTH2_PLUGIN;
+  /** The token cache key of this configuration (never contains the secret). */
+  readonly cacheKey: string;
+  /** Deletes the cached token and fetches a new one at once. */
+  forceRefresh(): Promise<void>;
+}
+
+/** Waits for `promise` unless the caller's signal aborts first; the shared acquisition goes on for others. */
+function untilAborted<T>(promise: Promise<T>, request: PluginRequest): Promise<T> {
+  const { signal } = request;
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(new AbortError(request.method, request.url, { cause: signal.reason }));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new AbortError(request.method, request.url, { cause: signal.reason }));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * The OAuth 2.0 plugin for a core client (SPEC 4.2 `WithOAuth2`). The first request to the client's
+ * origin fetches a token (one token request however many requests wait), every request to that origin
+ * carries `Authorization: Bearer <token>` and no request to another origin does; the token is refreshed
+ * in the background `refreshBuffer` ms before it expires, and a 401 renews it and resends the request
+ * once. Throws `ConfigError` at once for an invalid configuration.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from '@sluice/core'
+ * import { oauth2 } from '@sluice/oauth'
+ *
+ * const client = createClient({
+ *   baseURL: 'https://api.example.com/v1',
+ *   plugins: [oauth2({
+ *     clientId: 'reporting', clientSecret: process.env.REPORTING_SECRET,
+ *     tokenURL: 'https://login.example.com/oauth2/token', grantType: 'client_credentials', scopes: ['reports:read'],
+ *   })],
+ * })
+ * const reports = await client.getJSON('reports')
+ * await client.close() // stops the refresh timers
+ * ```
+ */
+export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth2Plugin {
+  const resolved = resolveConfig(config, options);
+  if (options.onTokenEvent !== undefined && typeof options.onTokenEvent !== 'function') throw new ConfigError('onTokenEvent', 'must be a function');
+  const waitBase = options.refreshRetry?.waitBase ?? 1000;
+  const maxWait = options.refreshRetry?.maxWait ?? Math.max(30_000, waitBase);
+  if (!(waitBase > 0) || !(maxWait >= waitBase)) throw new ConfigError('refreshRetry', 'needs waitBase > 0 and maxWait >= waitBase (ms)');
+  const timeout = options.timeout ?? 30_000;
+  if (!(timeout > 0)) throw new ConfigError('timeout', `must be a number of ms > 0, got ${String(timeout)}`);
+  if (options.cacheKey !== undefined && (typeof options.cacheKey !== 'string' || options.cacheKey === '')) throw new ConfigError('cacheKey', 'must be a non-empty string');
+  const cacheKey = options.cacheKey ?? cacheKeyFor(resolved);
+  const endpoint = new TokenEndpoint(resolved, timeout);
+  const manager = new TokenManager({
+    config: resolved,
+    endpoint,
+    cache: config.tokenCache ?? new MemoryTokenCache(),
+    cacheKey,
+    authorizationCode: options.authorizationCode,
+    codeVerifier: options.codeVerifier,
+    refreshToken: options.refreshToken,
+    onTokenEvent: options.onTokenEvent,
+    refreshRetry: { waitBase, maxWait },
+  });
+  /** The token each request was sent with, to tell a stale 401 from a fresh one. */
+  const attached = new WeakMap<PluginRequest, string>();
+  /** Requests this plugin already resent once after a 401. */
+  const resent = new WeakSet<PluginRequest>();
+
+  const attach = (request: PluginRequest, token: Token): void => {
+    // RFC 6750 2.1: the bearer token travels in the Authorization header.
+    request.headers['authorization'] = `Bearer ${token.accessToken}`;
+    attached.set(request, token.accessToken);
+  };
+
+  return {
+    name: OAUTH2_PLUGIN,
+    cacheKey,
+    credentialHeaders: ['authorization'],
+    setup(client: Client) {
+      if (client.origin === undefined) throw new ConfigError('baseURL', 'is required with the oauth2 plugin: the token is only sent to the base URL origin');
+    },
+    onRequest(request, client) {
+      // The token belongs to the API: never sent to another origin (RFC 9700 2.3, RFC 6750 5.3).
+      if (request.origin !== client.origin) {
+        if (attached.has(request)) delete request.headers['authorization'];
+        return;
+      }
+      const token = manager.peek();
+      if (token !== undefined) {
+        attach(request, token);
+        return;
+      }
+      return untilAborted(manager.get(), request).then((fresh) => attach(request, fresh));
+    },
+    async onResponse(response, request) {
+      // RFC 6750 3.1: 401 means the token was not accepted; renew it and resend once.
+      if (response.status !== 401 || resent.has(request)) return undefined;
+      const used = attached.get(request);
+      if (used === undefined) return undefined;
+      resent.add(request);
+      await manager.invalidate(used);
+      return 'resend';
+    },
+    async forceRefresh() {
+      await manager.forceRefresh();
+    },
+    async close() {
+      manager.close();
+      await endpoint.close();
+    },
+  };
+}
+
+/**
+ * Renews the token of a client's {@link oauth2} plugin now, whatever its expiry (SPEC 4.2 ForceRefresh):
+ * the cached token is deleted through the cache's `delete` and a new one fetched. Rejects with the
+ * token request's error when that fails (and emits `TokenRefreshFailed`).
+ *
+ * @example
+ * ```ts
+ * await forceRefresh(client) // for example after the user's permissions changed
+ * ```
+ */
+export async function forceRefresh(client: Client): Promise<void> {
+  const plugin = client.plugin<OAuth2Plugin>(OAUTH2_PLUGIN);
+  if (plugin === undefined || typeof plugin.forceRefresh !== 'function') throw new ConfigError('client', 'has no oauth2 plugin');
+  await plugin.forceRefresh();
+}

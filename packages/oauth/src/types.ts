@@ -1,0 +1,136 @@
+/** Grants the plugin can use to obtain tokens (SPEC 2.1 `GrantType`). */
+export type GrantType = 'client_credentials' | 'authorization_code' | 'refresh_token';
+
+/**
+ * How the client authenticates at the token endpoint: HTTP Basic (RFC 6749 2.3.1, the default when a
+ * secret is given), secret in the form body, or `none` for a public client (default without a secret).
+ */
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+/**
+ * An access token as the plugin holds and caches it. Plain JSON, so a shared cache can serialize it.
+ * Never log it: it is a credential.
+ */
+export interface Token {
+  /** The bearer access token. */
+  accessToken: string;
+  /** Token type from the response; always `Bearer` here (RFC 6750). */
+  tokenType: string;
+  /** When the token expires, epoch milliseconds. */
+  expiresAt: number;
+  /** Lifetime granted by the server (`expires_in`), in milliseconds. */
+  expiresIn: number;
+  /** The latest refresh token, when the server issued one (rotated ones replace it). */
+  refreshToken?: string;
+  /** Scope the server granted, when it said. */
+  scope?: string;
+}
+
+/**
+ * Where tokens are kept between requests (SPEC 2.2). The default {@link MemoryTokenCache} suits one
+ * process; several instances should share one store (Redis, a database) so they do not each acquire
+ * tokens. Every method is async; `get` resolves `undefined` when nothing (or nothing unexpired) is stored.
+ *
+ * @example
+ * ```ts
+ * const cache: TokenCache = {
+ *   async get(key) { const v = await redis.get(key); return v ? JSON.parse(v) : undefined },
+ *   async set(key, token, expiresAt) { await redis.set(key, JSON.stringify(token), { PXAT: expiresAt }) },
+ *   async delete(key) { await redis.del(key) },
+ * }
+ * ```
+ */
+export interface TokenCache {
+  get(key: string): Promise<Token | undefined>;
+  /** Stores `token` until `expiresAt` (epoch ms). */
+  set(key: string, token: Token, expiresAt: number): Promise<void>;
+  /** Removes the token; called on forced refresh and after a 401. */
+  delete(key: string): Promise<void>;
+}
+
+/** Lifecycle event types (SPEC 6). */
+export type TokenEventType = 'TokenAcquired' | 'TokenRefreshed' | 'TokenExpired' | 'TokenRefreshFailed';
+
+/**
+ * A token lifecycle event (SPEC 2.3). `expiresIn` (ms) comes with `TokenAcquired` and `TokenRefreshed`,
+ * `error` with `TokenRefreshFailed`. Events never carry the token itself.
+ *
+ * @example
+ * ```ts
+ * oauth2(config, { onTokenEvent: (e) => console.log(e.type, e.expiresIn ?? '', e.error?.message ?? '') })
+ * ```
+ */
+export interface TokenEvent {
+  type: TokenEventType;
+  /** Lifetime of the new token in milliseconds. */
+  expiresIn?: number;
+  /** Why a refresh failed. */
+  error?: Error;
+}
+
+/**
+ * OAuth configuration (SPEC 2.1). Checked when {@link oauth2} is called; invalid combinations throw
+ * `ConfigError`.
+ *
+ * @example
+ * ```ts
+ * const config: OAuth2Config = {
+ *   clientId: 'billing', clientSecret: process.env.BILLING_SECRET,
+ *   tokenURL: 'https://login.example.com/oauth/token', grantType: 'client_credentials', scopes: ['invoices:read'],
+ * }
+ * ```
+ */
+export interface OAuth2Config {
+  /** Client identifier issued by the authorization server. */
+  clientId: string;
+  /** Secret of a confidential client; leave out for a public client (which then needs PKCE). */
+  clientSecret?: string;
+  /** Full URL of the token endpoint. */
+  tokenURL: string;
+  /** Scopes to request (sent space-separated, RFC 6749 3.3). */
+  scopes?: readonly string[];
+  /** The grant that obtains the first token. */
+  grantType: GrantType;
+  /** Authorization endpoint the user's browser is sent to (authorization_code only). */
+  authorizationURL?: string;
+  /** Callback URL registered with the server (authorization_code only). */
+  redirectURL?: string;
+  /** Use PKCE with S256 (RFC 7636). Default true for authorization_code; required for public clients. */
+  pkce?: boolean;
+  /** Extra form parameters added to every token request, such as `audience` or `resource`. */
+  extraParams?: Readonly<Record<string, string>>;
+  /** How long before expiry the token is refreshed in the background, in ms. Default 30000. */
+  refreshBuffer?: number;
+  /** Token store; default a {@link MemoryTokenCache} of this plugin's own. */
+  tokenCache?: TokenCache;
+  /** Client authentication at the token endpoint. Default `client_secret_basic`, or `none` without a secret. */
+  tokenEndpointAuthMethod?: ClientAuthMethod;
+}
+
+/**
+ * Per-plugin options of {@link oauth2} (SPEC 4.2 `WithAuthorizationCode`, `WithTokenObserver`).
+ *
+ * @example
+ * ```ts
+ * oauth2(config, { authorizationCode: code, codeVerifier, onTokenEvent: (e) => metrics.count(e.type) })
+ * ```
+ */
+export interface OAuth2Options {
+  /** The authorization code from the callback; exchanged once, then forgotten. */
+  authorizationCode?: string;
+  /** The PKCE verifier returned by `buildAuthorizationURL` for this code. */
+  codeVerifier?: string;
+  /** A refresh token obtained earlier (required for grantType `refresh_token`). */
+  refreshToken?: string;
+  /** Receives the lifecycle events of SPEC 6. Exceptions it throws are ignored. */
+  onTokenEvent?: (event: TokenEvent) => void;
+  /**
+   * Cache key to use instead of the derived one. Required with a custom `tokenCache` for user grants
+   * (authorization_code, refresh_token), so that two users never share a key.
+   */
+  cacheKey?: string;
+  /** Backoff between failed background refreshes, in ms. Default `{ waitBase: 1000, maxWait: 30000 }`. */
+  refreshRetry?: { waitBase?: number; maxWait?: number };
+  /** Timeout of each token request in ms. Default 30000. */
+  timeout?: number;
+}

@@ -1,0 +1,261 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { AbortError, createClient, HttpError, type Client } from '@sluice/core';
+import { OIDC_CLIENTS, startOIDCProvider, startProtectedAPI, type OIDCProvider, type ProtectedAPI } from '@sluice/testkit';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  forceRefresh, MemoryTokenCache, oauth2, TokenRequestError, type OAuth2Config, type OAuth2Options, type Token,
+} from '@sluice/oauth';
+import { eventLog } from './events.js';
+
+// SPEC 3.1 transitions, driven by short token lifetimes at a real provider and awaited through events.
+let op: OIDCProvider;
+let api: ProtectedAPI;
+let clients: Client[] = [];
+beforeAll(async () => {
+  op = await startOIDCProvider();
+  api = await startProtectedAPI(op.issuer);
+});
+afterAll(async () => {
+  await api.close();
+  await op.close();
+});
+beforeEach(() => {
+  op.settings.accessTokenTTL = 300;
+  op.restoreTokenRequests();
+});
+afterEach(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  clients = [];
+});
+
+const run = promisify(execFile);
+const secret = OIDC_CLIENTS.service.clientSecret;
+
+function apiClient(extra: Partial<OAuth2Config> = {}, options?: OAuth2Options): Client {
+  const config: OAuth2Config = {
+    clientId: OIDC_CLIENTS.service.clientId, clientSecret: secret, tokenURL: op.tokenURL,
+    grantType: 'client_credentials', scopes: ['api:read'], ...extra,
+  };
+  const client = createClient({ baseURL: `${api.origin}/v1`, plugins: [oauth2(config, options)] });
+  clients.push(client);
+  return client;
+}
+
+const lastToken = (): string => api.requests.at(-1)!.token!;
+
+/** A real cache that also records what the plugin asked of it. */
+class RecordingCache extends MemoryTokenCache {
+  readonly deleted: string[] = [];
+  readonly stored: Token[] = [];
+  override async set(key: string, token: Token, expiresAt: number): Promise<void> {
+    this.stored.push(token);
+    await super.set(key, token, expiresAt);
+  }
+  override async delete(key: string): Promise<void> {
+    this.deleted.push(key);
+    await super.delete(key);
+  }
+}
+
+describe('token lifecycle (SPEC 3.1)', () => {
+  it('refreshes in the background before expiry and emits TokenRefreshed', async () => {
+    op.settings.accessTokenTTL = 3;
+    const log = eventLog();
+    const client = apiClient({ refreshBuffer: 2000 }, { onTokenEvent: log.onTokenEvent });
+    await client.get('me');
+    const first = lastToken();
+    const acquired = log.events[0]!;
+    const refreshed = await log.waitFor('TokenRefreshed');
+    expect(refreshed.expiresIn).toBe(3000);
+    expect(refreshed.at - acquired.at).toBeLessThan(3000);
+    expect(log.count('TokenExpired')).toBe(0);
+    await client.get('me');
+    expect(lastToken()).not.toBe(first);
+    expect(op.grants.at(-1)!.grantType).toBe('client_credentials');
+  });
+
+  it('serves requests with the current token while a background refresh is in flight', async () => {
+    op.settings.accessTokenTTL = 3;
+    const log = eventLog();
+    const client = apiClient({ refreshBuffer: 2000 }, { onTokenEvent: log.onTokenEvent });
+    await client.get('me');
+    const token = lastToken();
+    op.failTokenRequests('hold');
+    await op.nextTokenRequest();
+    const during = await Promise.all(Array.from({ length: 5 }, () => client.getJSON('me')));
+    expect(during).toHaveLength(5);
+    expect(api.requests.slice(-5).every((r) => r.token === token && r.status === 200)).toBe(true);
+    expect(log.count('TokenRefreshed')).toBe(0);
+    op.restoreTokenRequests();
+    await log.waitFor('TokenRefreshed');
+    await client.get('me');
+    expect(lastToken()).not.toBe(token);
+  });
+
+  it('keeps the old token after a failed refresh, retries with backoff, then expires and fails the next request', async () => {
+    op.settings.accessTokenTTL = 3;
+    const log = eventLog();
+    const client = apiClient({ refreshBuffer: 2000 }, { onTokenEvent: log.onTokenEvent, refreshRetry: { waitBase: 100, maxWait: 400 } });
+    await client.get('me');
+    const token = lastToken();
+    op.failTokenRequests('unavailable');
+    const firstFailure = await log.waitFor('TokenRefreshFailed');
+    expect(firstFailure.error).toBeInstanceOf(TokenRequestError);
+    expect(firstFailure.error).toMatchObject({ status: 503, error: 'temporarily_unavailable' });
+    await client.get('me');
+    expect(lastToken()).toBe(token);
+    const secondFailure = await log.waitFor('TokenRefreshFailed', 2);
+    expect(secondFailure.at - firstFailure.at).toBeGreaterThanOrEqual(45);
+    const failedRequests = op.tokenRequests();
+    await log.waitFor('TokenExpired');
+    expect(op.tokenRequests() - failedRequests).toBeLessThan(8);
+    // A retry still in flight at expiry may report its failure after TokenExpired; nothing else may happen.
+    expect(log.types()[0]).toBe('TokenAcquired');
+    expect(new Set(log.types().slice(1))).toEqual(new Set(['TokenRefreshFailed', 'TokenExpired']));
+    expect(log.count('TokenExpired')).toBe(1);
+    const error = await client.get('me').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TokenRequestError);
+    op.restoreTokenRequests();
+    await client.get('me');
+    expect(lastToken()).not.toBe(token);
+    expect(log.types().at(-1)).toBe('TokenAcquired');
+    const shown = JSON.stringify(log.events) + log.events.map((e) => `${e.error?.message} ${e.error?.stack}`).join() + (error as Error).message;
+    expect(shown).not.toContain(secret);
+    expect(shown).not.toContain(token);
+  });
+
+  it('renews the token after a 401 and resends the request once', async () => {
+    const log = eventLog();
+    const client = apiClient({}, { onTokenEvent: log.onTokenEvent });
+    await client.get('me');
+    const token = lastToken();
+    const before = op.tokenRequests();
+    const seen = api.requests.length;
+    api.reject401(1);
+    expect(await client.getJSON('orders')).toMatchObject({ path: '/v1/orders' });
+    expect(op.tokenRequests()).toBe(before + 1);
+    const sent = api.requests.slice(seen);
+    expect(sent.map((r) => r.status)).toEqual([401, 200]);
+    expect(sent[0]!.token).toBe(token);
+    expect(sent[1]!.token).not.toBe(token);
+    expect(log.count('TokenAcquired')).toBe(2);
+  });
+
+  it('lets a second 401 reach the caller as HttpError, after exactly one renewal', async () => {
+    const client = apiClient();
+    await client.get('me');
+    const before = op.tokenRequests();
+    const seen = api.requests.length;
+    api.reject401(2);
+    const error = await client.get('orders').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HttpError);
+    expect((error as HttpError).status).toBe(401);
+    expect(api.requests.length - seen).toBe(2);
+    expect(op.tokenRequests()).toBe(before + 1);
+    expect((error as Error).message).not.toContain(lastToken());
+  });
+
+  it('lets concurrent 401s for the same token share one renewal', async () => {
+    const client = apiClient();
+    await client.get('me');
+    const before = op.tokenRequests();
+    api.reject401(5);
+    await Promise.all(Array.from({ length: 5 }, () => client.get('me')));
+    expect(op.tokenRequests()).toBe(before + 1);
+  });
+
+  it('lets one caller abort while waiting for the token without cancelling the acquisition for others', async () => {
+    const client = apiClient();
+    op.failTokenRequests('hold');
+    const before = op.tokenRequests();
+    const arrived = op.nextTokenRequest();
+    const controller = new AbortController();
+    const aborted = client.get('me', { signal: controller.signal }).catch((e: unknown) => e);
+    const patient = client.getJSON('me');
+    await arrived;
+    controller.abort();
+    expect(await aborted).toBeInstanceOf(AbortError);
+    op.restoreTokenRequests();
+    expect(await patient).toMatchObject({ sub: 'service' });
+    expect(op.tokenRequests()).toBe(before + 1);
+  });
+
+  it('forceRefresh deletes the cached token through the cache and fetches a new one', async () => {
+    const cache = new RecordingCache();
+    const log = eventLog();
+    const plugin = oauth2({
+      clientId: OIDC_CLIENTS.service.clientId, clientSecret: secret, tokenURL: op.tokenURL, grantType: 'client_credentials', tokenCache: cache,
+    }, { onTokenEvent: log.onTokenEvent });
+    const client = createClient({ baseURL: api.origin, plugins: [plugin] });
+    clients.push(client);
+    await client.get('me');
+    const token = lastToken();
+    await forceRefresh(client);
+    expect(cache.deleted).toEqual([plugin.cacheKey]);
+    expect(cache.stored.map((t) => t.accessToken)).toHaveLength(2);
+    expect((await cache.get(plugin.cacheKey))?.accessToken).toBe(cache.stored[1]!.accessToken);
+    await client.get('me');
+    expect(lastToken()).not.toBe(token);
+    expect(lastToken()).toBe(cache.stored[1]!.accessToken);
+    expect(log.types()).toEqual(['TokenAcquired', 'TokenRefreshed']);
+  });
+
+  it('forceRefresh rejects and emits TokenRefreshFailed when the token endpoint fails', async () => {
+    const log = eventLog();
+    const client = apiClient({}, { onTokenEvent: log.onTokenEvent });
+    await client.get('me');
+    op.failTokenRequests('drop', 1);
+    await expect(forceRefresh(client)).rejects.toBeInstanceOf(TokenRequestError);
+    expect(log.types()).toEqual(['TokenAcquired', 'TokenRefreshFailed']);
+    await client.get('me');
+    expect(log.types().at(-1)).toBe('TokenAcquired');
+  });
+
+  it('shares a token through a common cache between two clients', async () => {
+    const tokenCache = new MemoryTokenCache();
+    const before = op.tokenRequests();
+    const a = apiClient({ tokenCache });
+    const b = apiClient({ tokenCache });
+    await a.get('me');
+    await b.get('me');
+    expect(op.tokenRequests()).toBe(before + 1);
+    expect(api.requests.at(-1)!.token).toBe(api.requests.at(-2)!.token);
+  });
+
+  it('close() clears the refresh and expiry timers', async () => {
+    const live = new Set<unknown>();
+    const realSet = globalThis.setTimeout;
+    const realClear = globalThis.clearTimeout;
+    // Only long timers are the plugin's: the provider's 300 s tokens give a 270 s refresh and a 300 s expiry.
+    const set = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((run: () => void, ms?: number) => {
+      const handle = realSet(run, ms);
+      if ((ms ?? 0) >= 60_000) live.add(handle);
+      return handle;
+    }) as typeof setTimeout);
+    const clear = vi.spyOn(globalThis, 'clearTimeout').mockImplementation(((handle: Parameters<typeof clearTimeout>[0]) => {
+      live.delete(handle);
+      realClear(handle);
+    }) as typeof clearTimeout);
+    try {
+      const client = apiClient();
+      await client.get('me');
+      expect(live.size).toBe(2);
+      await client.close();
+      expect(live.size).toBe(0);
+    } finally {
+      set.mockRestore();
+      clear.mockRestore();
+    }
+  });
+
+  it('close() leaves nothing that keeps the process alive', async () => {
+    const fixture = fileURLToPath(new URL('./fixtures/exit-after-close.ts', import.meta.url));
+    const root = fileURLToPath(new URL('../../../', import.meta.url));
+    const started = performance.now();
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', fixture], { cwd: root, timeout: 15_000 });
+    expect(stdout).toContain('closed');
+    expect(performance.now() - started).toBeLessThan(15_000);
+  });
+});

@@ -1,0 +1,5 @@
+export {
+  startOIDCProvider, API_RESOURCE, OTHER_RESOURCE, API_SCOPE, OIDC_CLIENTS, OIDC_REDIRECT_URI,
+  type OIDCProvider, type OIDCProviderOptions, type TokenFault, type GrantRecord,
+} from './provider.js';
+export { startProtectedAPI, type ProtectedAPI, type APIRequestRecord } from './protected-api.js';
