@@ -11,6 +11,8 @@ export interface BenchSuite {
 
 const suites: string[] = [
   './core-get.ts',
+  './core-resilience.ts',
+  './oauth.ts',
 ];
 
 const filter = process.argv[2];

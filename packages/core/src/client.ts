@@ -5,7 +5,12 @@ import type { Plugin, PluginRequest } from './plugin.js';
 import { CREDENTIAL_HEADERS } from './redact.js';
 import { SluiceResponse, type BodyWatch } from './response.js';
 import { backoffDelay, parseRetryAfter, type RetryOptions } from './retry.js';
-import { sleep } from './sleep.js';
+import { Bulkhead } from './resilience/bulkhead.js';
+import { CircuitBreakers, type CircuitState, type CircuitTicket } from './resilience/circuit-breaker.js';
+import { closableSleep } from './resilience/closable-sleep.js';
+import { OriginPauses } from './resilience/origin-pause.js';
+import { RetryBudget } from './resilience/retry-budget.js';
+import { TokenBucket } from './resilience/token-bucket.js';
 import type { BodyInit, Transport, TransportBody } from './transport/types.js';
 import { UndiciTransport } from './transport/undici.js';
 import { appendQuery, serializeQuery, type QueryInit } from './url/query.js';
@@ -47,6 +52,11 @@ export interface RequestOptions {
   throwHttpErrors?: boolean;
   /** Values plugins can read (`request.context`). */
   context?: Record<string, unknown>;
+  /**
+   * With a client `rateLimit`: reject with `RateLimitError` instead of waiting when no token is free
+   * (overrides `rateLimit.failFast` for this request).
+   */
+  failFast?: boolean;
 }
 
 /** Options of the shortcut methods (`get`, `post`, ...): a request without method and path. */
@@ -62,6 +72,8 @@ interface Attempt {
   origin: string;
   headers: Record<string, string>;
   body: BodyInit | undefined;
+  /** The request's `failFast`, when it set one. */
+  failFast: boolean | undefined;
 }
 
 const EMPTY_BODY: TransportBody = {
@@ -95,6 +107,15 @@ export class Client {
   private readonly baseOrigin: string | undefined;
   private readonly credentialHeaders: readonly string[];
   private closed = false;
+  // Resilience parts: each undefined when its option is off, so the hot path skips it with one check.
+  private readonly limiter: TokenBucket | undefined;
+  private readonly breakers: CircuitBreakers | undefined;
+  private readonly budget: RetryBudget | undefined;
+  private readonly bulkhead: Bulkhead | undefined;
+  private readonly pauses: OriginPauses | undefined;
+  private readonly maxPause: number;
+  private readonly gated: boolean;
+  private readonly closing = new AbortController();
 
   /** Prefer {@link createClient}. */
   constructor(options: ClientOptions) {
@@ -109,7 +130,24 @@ export class Client {
       ...CREDENTIAL_HEADERS,
       ...this.options.plugins.flatMap((p) => (p.credentialHeaders ?? []).map((h) => h.toLowerCase())),
     ];
+    const { rateLimit, circuitBreaker, retryBudget, bulkhead, pauseOnRetryAfter } = this.options.resilience;
+    this.limiter = rateLimit && new TokenBucket(rateLimit);
+    this.breakers = circuitBreaker && new CircuitBreakers(circuitBreaker);
+    this.budget = retryBudget && new RetryBudget(retryBudget);
+    this.bulkhead = bulkhead && new Bulkhead(bulkhead);
+    this.pauses = pauseOnRetryAfter && new OriginPauses();
+    this.maxPause = pauseOnRetryAfter?.maxPause ?? 0;
+    this.gated = this.limiter !== undefined || this.breakers !== undefined;
     for (const plugin of this.options.plugins) plugin.setup?.(this);
+  }
+
+  /**
+   * State of the circuit breaker for `origin` (default: the base URL's origin), or undefined when the
+   * client has no `circuitBreaker`. An open circuit whose `openDuration` has passed reports `half-open`.
+   */
+  circuitState(origin: string | undefined = this.baseOrigin): CircuitState | undefined {
+    if (this.breakers === undefined || origin === undefined) return undefined;
+    return this.breakers.state(origin);
   }
 
   /** Origin (`scheme://host[:port]`) of the base URL, or undefined without one. */
@@ -155,27 +193,36 @@ export class Client {
       method, url, origin: target.origin, headers, body, signal, context: init.context ?? {}, resends: 0,
     };
     const resentBy = new Set<string>();
-    for (;;) {
-      for (const plugin of plugins) if (plugin.onRequest) await plugin.onRequest(pluginRequest, this);
-      const attempt: Attempt = { method, url, origin: target.origin, headers: pluginRequest.headers, body };
-      const response = await this.sendWithRetries(attempt, target.path, retry, canRetry, timeout, signal);
-      let resend = false;
-      for (const plugin of plugins) {
-        if (!plugin.onResponse) continue;
-        const verdict = await plugin.onResponse(response, pluginRequest, this);
-        if (verdict === 'resend' && !resentBy.has(plugin.name) && isReplayable(body)) {
-          resentBy.add(plugin.name);
-          resend = true;
-          break;
+    const bulkhead = this.bulkhead;
+    if (bulkhead !== undefined) {
+      const turn = bulkhead.acquire(signal);
+      if (turn !== undefined) await turn.catch((reason: unknown) => this.abortOr(reason, method, url, signal));
+    }
+    try {
+      for (;;) {
+        for (const plugin of plugins) if (plugin.onRequest) await plugin.onRequest(pluginRequest, this);
+        const attempt: Attempt = { method, url, origin: target.origin, headers: pluginRequest.headers, body, failFast: init.failFast };
+        const response = await this.sendWithRetries(attempt, target.path, retry, canRetry, timeout, signal);
+        let resend = false;
+        for (const plugin of plugins) {
+          if (!plugin.onResponse) continue;
+          const verdict = await plugin.onResponse(response, pluginRequest, this);
+          if (verdict === 'resend' && !resentBy.has(plugin.name) && isReplayable(body)) {
+            resentBy.add(plugin.name);
+            resend = true;
+            break;
+          }
         }
+        if (resend) {
+          await response.cancel();
+          pluginRequest.resends++;
+          continue;
+        }
+        if (throwHttpErrors && response.status >= 400) throw await toHttpError(response);
+        return response;
       }
-      if (resend) {
-        await response.cancel();
-        pluginRequest.resends++;
-        continue;
-      }
-      if (throwHttpErrors && response.status >= 400) throw await toHttpError(response);
-      return response;
+    } finally {
+      bulkhead?.release();
     }
   }
 
@@ -230,10 +277,19 @@ export class Client {
     return response.json<T>();
   }
 
-  /** Closes plugins and the transport's connections. Later requests fail. Idempotent. */
+  /**
+   * Closes plugins and the transport's connections. Later requests fail; requests waiting for a
+   * rate-limit token, a bulkhead slot, a `Retry-After` pause or a retry reject at once, so no timer is
+   * left behind. Idempotent.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    const reason = new SluiceError('The client is closed');
+    this.closing.abort(reason);
+    this.limiter?.close(reason);
+    this.bulkhead?.close(reason);
+    this.pauses?.close(reason);
     for (const plugin of this.options.plugins) await plugin.close?.();
     if (this.ownsTransport) await this.transport.close();
   }
@@ -258,6 +314,7 @@ export class Client {
   private async sendWithRetries(
     attempt: Attempt, path: string, retry: RetryOptions, canRetry: boolean, timeout: number | false, signal: AbortSignal | undefined,
   ): Promise<SluiceResponse> {
+    this.budget?.recordRequest();
     for (let n = 1; ; n++) {
       const last = !canRetry || n >= retry.maxAttempts;
       let response: SluiceResponse;
@@ -265,7 +322,7 @@ export class Client {
         response = await this.sendFollowingRedirects(attempt, path, timeout, signal);
       } catch (error) {
         const transient = error instanceof NetworkError || error instanceof TimeoutError;
-        if (last || !transient || !retry.retryOnNetworkError) throw error;
+        if (last || !transient || !retry.retryOnNetworkError || !this.retryFitsBudget()) throw error;
         await this.wait(backoffDelay(n, retry), attempt, signal);
         continue;
       }
@@ -273,16 +330,51 @@ export class Client {
       const retryAfter = parseRetryAfter(response.headers.get('retry-after') ?? undefined);
       // A server asking for a longer pause than we accept gets its answer back instead of a retry.
       if (retryAfter !== undefined && retryAfter > retry.maxWait) return response;
+      // Retries beyond the client-wide budget would turn an outage into a retry storm.
+      if (!this.retryFitsBudget()) return response;
       await response.cancel();
       await this.wait(Math.max(backoffDelay(n, retry), retryAfter ?? 0), attempt, signal);
     }
   }
 
+  private retryFitsBudget(): boolean {
+    return this.budget === undefined || this.budget.tryRetry();
+  }
+
   private async wait(ms: number, attempt: Attempt, signal: AbortSignal | undefined): Promise<void> {
     try {
-      await sleep(ms, signal);
+      await closableSleep(ms, signal, this.closing.signal);
     } catch (reason) {
-      throw new AbortError(attempt.method, attempt.url, { cause: reason });
+      this.abortOr(reason, attempt.method, attempt.url, signal);
+    }
+  }
+
+  /** Rethrows a wait's rejection: the caller's abort as {@link AbortError}, anything else (close, limits) as is. */
+  private abortOr(reason: unknown, method: string, url: string, signal: AbortSignal | undefined): never {
+    if (signal?.aborted && reason === signal.reason) throw new AbortError(method, url, { cause: reason });
+    throw reason;
+  }
+
+  /**
+   * Admits an attempt: rejects at once on an open circuit, else waits out a `Retry-After` pause of the
+   * origin and then for a rate-limit token. `undefined` when there is nothing to wait for (no promise).
+   */
+  private admit(attempt: Attempt, signal: AbortSignal | undefined): Promise<void> | undefined {
+    // Reject before queueing: a request bound for an open circuit must not wait for a token first.
+    this.breakers?.check(attempt.origin);
+    const paused = this.pauses?.wait(attempt.origin, signal);
+    if (paused !== undefined) return this.waitThenTake(paused, attempt, signal);
+    const turn = this.limiter?.take(signal, attempt.failFast);
+    return turn?.catch((reason: unknown) => this.abortOr(reason, attempt.method, attempt.url, signal));
+  }
+
+  private async waitThenTake(paused: Promise<void>, attempt: Attempt, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await paused;
+      const turn = this.limiter?.take(signal, attempt.failFast);
+      if (turn !== undefined) await turn;
+    } catch (reason) {
+      this.abortOr(reason, attempt.method, attempt.url, signal);
     }
   }
 
@@ -318,7 +410,7 @@ export class Client {
         headers = { ...headers };
         for (const name of this.credentialHeaders) delete headers[name];
       }
-      attempt = { method: attempt.method, url: next.href, origin: next.origin, headers, body: attempt.body };
+      attempt = { method: attempt.method, url: next.href, origin: next.origin, headers, body: attempt.body, failFast: attempt.failFast };
       path = next.pathname + next.search;
     }
   }
@@ -327,6 +419,12 @@ export class Client {
     attempt: Attempt, path: string, timeout: number | false, signal: AbortSignal | undefined, redirected: boolean,
   ): Promise<SluiceResponse> {
     if (signal?.aborted) throw new AbortError(attempt.method, attempt.url, { cause: signal.reason });
+    if (this.gated || (this.pauses !== undefined && this.pauses.active)) {
+      const admitted = this.admit(attempt, signal);
+      if (admitted !== undefined) await admitted;
+    }
+    // Every attempt (retries and redirect hops too) passes the breaker of the origin it goes to.
+    let ticket: CircuitTicket | undefined = this.breakers?.acquire(attempt.origin);
     const controller = new AbortController();
     let timedOut = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -356,14 +454,39 @@ export class Client {
       const raw = await this.transport.send({
         origin: attempt.origin, path, method: attempt.method, headers: attempt.headers, body: attempt.body, signal: controller.signal,
       });
+      // 5xx counts against the origin's circuit; 4xx (429 included) is the caller's problem, not an outage.
+      if (ticket !== undefined) {
+        this.breakers!.record(ticket, raw.status >= 500 ? 'failure' : 'success');
+        ticket = undefined;
+      }
+      if ((raw.status === 429 || raw.status === 503) && this.pauses !== undefined) this.pauseOrigin(attempt.origin, raw.headers['retry-after']);
       let body = raw.body;
+      const breakers = this.breakers;
+      let bodyDone = done;
+      let mapError = classify;
+      if (breakers !== undefined && raw.status < 500) {
+        let broken = false;
+        mapError = (error: unknown): unknown => {
+          const mapped = classify(error);
+          // A reset or stall mid-body is an outage too, even though the headers looked fine.
+          if (!broken && (mapped instanceof NetworkError || mapped instanceof TimeoutError)) {
+            broken = true;
+            breakers.recordLateFailure(attempt.origin);
+          }
+          return mapped;
+        };
+        bodyDone = () => {
+          if (!finished && !broken) breakers.recordBodyDone(attempt.origin);
+          done();
+        };
+      }
       if (attempt.method === 'HEAD' || raw.status === 204 || raw.status === 304) {
         // No body can follow: free the connection now and stop the timer.
         await body.cancel();
         body = EMPTY_BODY;
-        done();
+        bodyDone();
       }
-      const watch: BodyWatch = { chunk: () => timer?.refresh(), done, mapError: classify };
+      const watch: BodyWatch = { chunk: () => timer?.refresh(), done: bodyDone, mapError };
       return new SluiceResponse(
         { status: raw.status, headers: new ResponseHeaders(raw.headers, raw.setCookie), method: attempt.method, url: attempt.url, redirected },
         body,
@@ -372,8 +495,16 @@ export class Client {
       );
     } catch (error) {
       done();
-      throw classify(error);
+      const mapped = classify(error);
+      if (ticket !== undefined) this.breakers!.record(ticket, mapped instanceof NetworkError || mapped instanceof TimeoutError ? 'failure' : 'neutral');
+      throw mapped;
     }
+  }
+
+  /** RFC 9110 section 10.2.3 / RFC 6585 section 4: hold back every caller's attempts to `origin` until Retry-After. */
+  private pauseOrigin(origin: string, retryAfter: string | undefined): void {
+    const ms = parseRetryAfter(retryAfter);
+    if (ms !== undefined && ms > 0) this.pauses!.pause(origin, Math.min(ms, this.maxPause));
   }
 }
 

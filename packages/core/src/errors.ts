@@ -149,3 +149,72 @@ function errorCode(err: unknown): string | undefined {
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : 'connection error';
 }
+
+/**
+ * The circuit breaker of an origin is open (or half-open with every probe slot taken), so the request was
+ * rejected without touching the server. `retryAt` says when the breaker lets the next probe through.
+ *
+ * @example
+ * ```ts
+ * try { await client.get('orders') } catch (err) {
+ *   if (err instanceof CircuitOpenError) console.warn(`${err.origin} is down; retry in ${err.retryAfter} ms`)
+ * }
+ * ```
+ */
+export class CircuitOpenError extends SluiceError {
+  /** The origin (`scheme://host[:port]`) whose circuit is open. */
+  readonly origin: string;
+  /** `'open'`, or `'half-open'` when the probes in flight have not answered yet. */
+  readonly state: 'open' | 'half-open';
+  /** Epoch ms (like `Date.now()`) from which the breaker lets a probe through again. */
+  readonly retryAt: number;
+  /** Milliseconds from the rejection until `retryAt` (0 when probes are in flight). */
+  readonly retryAfter: number;
+  constructor(origin: string, state: 'open' | 'half-open', retryAfter: number, reason: string) {
+    const wait = Math.max(0, Math.ceil(retryAfter));
+    const retryAt = Date.now() + wait;
+    const when = state === 'open'
+      ? `it lets a probe through in ${wait} ms (at ${new Date(retryAt).toISOString()})`
+      : 'its probes are in flight; try again once they answer';
+    super(`Circuit breaker for ${origin} is ${state} (${reason}): request rejected without sending; ${when}`);
+    this.origin = origin;
+    this.state = state;
+    this.retryAt = retryAt;
+    this.retryAfter = wait;
+  }
+}
+
+/**
+ * The client-side rate limiter refused a request: either `rateLimit.failFast` is set and no token was
+ * free, or the wait queue already held `rateLimit.maxQueue` requests. Nothing was sent.
+ */
+export class RateLimitError extends SluiceError {
+  /** Why: `'no-token'` (fail-fast) or `'queue-full'`. */
+  readonly reason: 'no-token' | 'queue-full';
+  /** Milliseconds until the next token would be free, when known. */
+  readonly retryAfter: number;
+  constructor(reason: 'no-token' | 'queue-full', retryAfter: number, limit: string) {
+    const wait = Math.max(0, Math.ceil(retryAfter));
+    super(reason === 'no-token'
+      ? `Rate limit ${limit} reached and failFast is set: no token free for ${wait} ms`
+      : `Rate limit ${limit}: wait queue is full; request rejected without sending`);
+    this.reason = reason;
+    this.retryAfter = wait;
+  }
+}
+
+/**
+ * The bulkhead was full: `bulkhead.maxConcurrent` requests were in flight and `bulkhead.maxQueue` more
+ * were already waiting. Nothing was sent.
+ */
+export class BulkheadRejectedError extends SluiceError {
+  /** The configured concurrency cap. */
+  readonly maxConcurrent: number;
+  /** The configured queue length. */
+  readonly maxQueue: number;
+  constructor(maxConcurrent: number, maxQueue: number) {
+    super(`Bulkhead full: ${maxConcurrent} requests in flight and ${maxQueue} waiting; request rejected without sending`);
+    this.maxConcurrent = maxConcurrent;
+    this.maxQueue = maxQueue;
+  }
+}

@@ -1,7 +1,7 @@
 /**
  * `@sluice/core`: the HTTP client every sluice package stands on. Base-URL resolution (SPEC 4.3),
- * retries with backoff, per-attempt timeouts, cancellation, safe redirects, plugins and typed errors,
- * over a fast undici transport.
+ * retries with backoff and a retry budget, rate limiting, circuit breaking, a bulkhead, per-attempt timeouts,
+ * cancellation, safe redirects, plugins and typed errors, over a fast undici transport.
  *
  * @packageDocumentation
  */
@@ -9,12 +9,19 @@ export { Client, createClient, type RequestOptions, type ShortcutOptions } from 
 export type { ClientOptions, ResolvedOptions } from './options.js';
 export {
   SluiceError, ConfigError, HttpError, TimeoutError, AbortError, NetworkError, DecodeError, RedirectError,
+  CircuitOpenError, RateLimitError, BulkheadRejectedError,
 } from './errors.js';
 export { SluiceResponse, type BodyWatch } from './response.js';
 export { ResponseHeaders } from './headers.js';
 export type { Plugin, PluginRequest, PluginVerdict } from './plugin.js';
 export { DEFAULT_RETRY, backoffDelay, parseRetryAfter, type RetryOptions } from './retry.js';
 export { sleep } from './sleep.js';
+export {
+  TokenBucket, CircuitBreakers, OriginCircuit, RetryBudget, Bulkhead, OriginPauses, WaitQueue, SlidingCounter, RESILIENCE_DEFAULTS,
+  type CircuitState, type CircuitStateChange, type CircuitTicket, type AttemptOutcome,
+  type RateLimitOptions, type CircuitBreakerOptions, type RetryBudgetOptions, type BulkheadOptions, type PauseOnRetryAfterOptions,
+  type ResolvedResilience,
+} from './resilience/index.js';
 export { redactURL, CREDENTIAL_HEADERS } from './redact.js';
 export {
   URLNormalization, isAPIBase, resolveURL, type ResolveOptions, type ResolvedURL, type ResolutionStrategy,

@@ -1,5 +1,9 @@
 import { ConfigError } from './errors.js';
 import type { Plugin } from './plugin.js';
+import {
+  resolveResilience, type BulkheadOptions, type CircuitBreakerOptions, type PauseOnRetryAfterOptions, type RateLimitOptions,
+  type ResolvedResilience, type RetryBudgetOptions,
+} from './resilience/options.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry.js';
 import type { Transport } from './transport/types.js';
 import { URLNormalization } from './url/resolve.js';
@@ -42,6 +46,16 @@ export interface ClientOptions {
   throwHttpErrors?: boolean;
   /** Largest body `json()`, `text()` and `bytes()` will buffer, in bytes. Default 64 MiB. */
   maxResponseBytes?: number;
+  /** Client-side token-bucket rate limit over every attempt. Default off. See RESILIENCE.md. */
+  rateLimit?: RateLimitOptions | false;
+  /** Per-origin circuit breaker; `true` uses the defaults. Default off. See RESILIENCE.md. */
+  circuitBreaker?: CircuitBreakerOptions | boolean;
+  /** Client-wide cap on retries (20 % of recent requests + 10/s). Default on; `false` disables. */
+  retryBudget?: RetryBudgetOptions | boolean;
+  /** Cap on concurrent requests, with a bounded wait queue. Default off. */
+  bulkhead?: BulkheadOptions | false;
+  /** Pause an origin for every caller after a 429/503 with `Retry-After` (at most 60 s). Default on. */
+  pauseOnRetryAfter?: PauseOnRetryAfterOptions | boolean;
 }
 
 /** Options after validation and defaults. */
@@ -55,6 +69,8 @@ export interface ResolvedOptions {
   maxRedirects: number;
   throwHttpErrors: boolean;
   maxResponseBytes: number;
+  /** Rate limit, breaker, retry budget, bulkhead and pause settings; `undefined` entries are off. */
+  resilience: ResolvedResilience;
 }
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -152,5 +168,6 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     maxRedirects,
     throwHttpErrors,
     maxResponseBytes,
+    resilience: resolveResilience(options),
   };
 }

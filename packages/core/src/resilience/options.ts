@@ -1,0 +1,215 @@
+import { ConfigError } from '../errors.js';
+import type { CircuitStateChange } from './circuit-breaker.js';
+
+/**
+ * Client-side rate limit (`rateLimit` option): a token bucket shared by every request of the client.
+ * Each attempt (retries and redirect hops included) takes one token; without a free token it waits in a
+ * bounded FIFO queue (cancelled by its `signal`), or fails at once with `failFast`.
+ *
+ * @example
+ * ```ts
+ * createClient({ baseURL, rateLimit: { requestsPerSecond: 50, burst: 10 } })
+ * ```
+ */
+export interface RateLimitOptions {
+  /** Sustained rate: tokens added per second. Required, > 0. */
+  requestsPerSecond: number;
+  /** Bucket size: how many requests may go at once after a quiet spell. Default 1 (no bursts). */
+  burst?: number;
+  /** Most requests waiting for a token; one more gets {@link RateLimitError}. Default 1000. */
+  maxQueue?: number;
+  /** Reject with {@link RateLimitError} instead of waiting when no token is free. Default false. */
+  failFast?: boolean;
+}
+
+/**
+ * Per-origin circuit breaker (`circuitBreaker` option). 5xx responses, timeouts and network errors
+ * count as failures; 4xx responses and caller aborts do not. The breaker opens after
+ * `consecutiveFailures` failures in a row, or when at least `minimumRequests` attempts in the last
+ * `window` ms failed at `failureRatio` or more; while open it rejects with {@link CircuitOpenError};
+ * after `openDuration` it lets `halfOpenProbes` attempts through, closes on the first success and
+ * reopens on a failure.
+ *
+ * @example
+ * ```ts
+ * createClient({ baseURL, circuitBreaker: { consecutiveFailures: 5, openDuration: 10_000,
+ *   onStateChange: (c) => log.warn(`${c.origin}: ${c.from} -> ${c.to} (${c.reason})`) } })
+ * ```
+ */
+export interface CircuitBreakerOptions {
+  /** Failures in a row that open the circuit. Default 5. */
+  consecutiveFailures?: number;
+  /** Share of failed attempts in the window (0 < r <= 1) that opens the circuit. Default 0.5. */
+  failureRatio?: number;
+  /** Fewest attempts in the window before the ratio is judged. Default 20. */
+  minimumRequests?: number;
+  /** Length of the ratio window in ms. Default 10000. */
+  window?: number;
+  /** How long the circuit stays open before probing, in ms. Default 10000. */
+  openDuration?: number;
+  /** Attempts let through at once while half-open. Default 1. */
+  halfOpenProbes?: number;
+  /** Called on every state change (errors it throws are ignored). */
+  onStateChange?: (change: CircuitStateChange) => void;
+}
+
+/**
+ * Client-wide retry budget (`retryBudget` option, on by default): retries within the last `window` ms
+ * may not exceed `ratio` times the requests in that window, plus `minRetriesPerSecond` so a quiet
+ * client can still retry. A failing dependency therefore sees at most about `1 + ratio` times the
+ * normal traffic, never `maxAttempts` times. A retry the budget refuses ends the request with the last
+ * response or error.
+ *
+ * @example
+ * ```ts
+ * createClient({ baseURL, retryBudget: { ratio: 0.1 } })   // retries add at most ~10 % load
+ * ```
+ */
+export interface RetryBudgetOptions {
+  /** Retries allowed per request in the window (0-1). Default 0.2. */
+  ratio?: number;
+  /** Retries allowed per second regardless of traffic. Default 10. */
+  minRetriesPerSecond?: number;
+  /** Length of the window in ms. Default 10000. */
+  window?: number;
+}
+
+/**
+ * Bulkhead (`bulkhead` option): a cap on the client's concurrent requests. A request holds its slot
+ * from the start of `request()` (plugins, attempts and retry waits included) until its response headers
+ * arrive or it fails; extra requests wait in a bounded FIFO queue (cancelled by their `signal`).
+ *
+ * @example
+ * ```ts
+ * createClient({ baseURL, bulkhead: { maxConcurrent: 16, maxQueue: 100 } })
+ * ```
+ */
+export interface BulkheadOptions {
+  /** Most requests in flight at once. Required, integer >= 1. */
+  maxConcurrent: number;
+  /** Most requests waiting for a slot; one more gets {@link BulkheadRejectedError}. Default 1000. */
+  maxQueue?: number;
+}
+
+/**
+ * Pause on `Retry-After` (`pauseOnRetryAfter` option, on by default): a `429` or `503` carrying
+ * `Retry-After` holds back new attempts to that origin, from every caller of the client, until the time
+ * given (at most `maxPause`).
+ *
+ * @example
+ * ```ts
+ * createClient({ baseURL, pauseOnRetryAfter: { maxPause: 120_000 } })
+ * ```
+ */
+export interface PauseOnRetryAfterOptions {
+  /** Longest pause honoured, in ms; a longer `Retry-After` pauses this long. Default 60000. */
+  maxPause?: number;
+}
+
+/** Resilience settings after validation, defaults filled in; `undefined` means off. */
+export interface ResolvedResilience {
+  rateLimit: Required<RateLimitOptions> | undefined;
+  circuitBreaker: Required<Omit<CircuitBreakerOptions, 'onStateChange'>> & Pick<CircuitBreakerOptions, 'onStateChange'> | undefined;
+  retryBudget: Required<RetryBudgetOptions> | undefined;
+  bulkhead: Required<BulkheadOptions> | undefined;
+  pauseOnRetryAfter: Required<PauseOnRetryAfterOptions> | undefined;
+}
+
+/** The resilience options of `createClient`, as {@link resolveResilience} reads them. */
+export interface ResilienceInput {
+  rateLimit?: RateLimitOptions | false;
+  circuitBreaker?: CircuitBreakerOptions | boolean;
+  retryBudget?: RetryBudgetOptions | boolean;
+  bulkhead?: BulkheadOptions | false;
+  pauseOnRetryAfter?: PauseOnRetryAfterOptions | boolean;
+}
+
+/** Defaults of the circuit breaker, retry budget and pause (see RESILIENCE.md). */
+export const RESILIENCE_DEFAULTS = Object.freeze({
+  rateLimit: Object.freeze({ burst: 1, maxQueue: 1000, failFast: false }),
+  circuitBreaker: Object.freeze({
+    consecutiveFailures: 5, failureRatio: 0.5, minimumRequests: 20, window: 10_000, openDuration: 10_000, halfOpenProbes: 1,
+  }),
+  retryBudget: Object.freeze({ ratio: 0.2, minRetriesPerSecond: 10, window: 10_000 }),
+  bulkhead: Object.freeze({ maxQueue: 1000 }),
+  pauseOnRetryAfter: Object.freeze({ maxPause: 60_000 }),
+});
+
+function objectOption(option: string, value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== 'object') throw new ConfigError(option, 'must be an object or false');
+  return value as Record<string, unknown>;
+}
+
+function positive(option: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new ConfigError(option, `must be a number > 0, got ${String(value)}`);
+  return value;
+}
+
+function nonNegative(option: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new ConfigError(option, `must be a number >= 0, got ${String(value)}`);
+  return value;
+}
+
+function integer(option: string, value: unknown, min: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw new ConfigError(option, `must be an integer >= ${min}, got ${String(value)}`);
+  return value;
+}
+
+function flag(option: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') throw new ConfigError(option, `must be a boolean, got ${typeof value}`);
+  return value;
+}
+
+/** Validates the resilience options (a bad one throws {@link ConfigError}) and fills in defaults. */
+export function resolveResilience(input: ResilienceInput): ResolvedResilience {
+  const d = RESILIENCE_DEFAULTS;
+  let rateLimit: ResolvedResilience['rateLimit'];
+  if (input.rateLimit !== undefined && input.rateLimit !== false) {
+    const o = objectOption('rateLimit', input.rateLimit);
+    rateLimit = {
+      requestsPerSecond: positive('rateLimit.requestsPerSecond', o.requestsPerSecond),
+      burst: integer('rateLimit.burst', o.burst ?? d.rateLimit.burst, 1),
+      maxQueue: integer('rateLimit.maxQueue', o.maxQueue ?? d.rateLimit.maxQueue, 0),
+      failFast: flag('rateLimit.failFast', o.failFast ?? d.rateLimit.failFast),
+    };
+  }
+  let circuitBreaker: ResolvedResilience['circuitBreaker'];
+  if (input.circuitBreaker !== undefined && input.circuitBreaker !== false) {
+    const o = input.circuitBreaker === true ? {} : objectOption('circuitBreaker', input.circuitBreaker);
+    const ratio = positive('circuitBreaker.failureRatio', o.failureRatio ?? d.circuitBreaker.failureRatio);
+    if (ratio > 1) throw new ConfigError('circuitBreaker.failureRatio', `must be at most 1, got ${ratio}`);
+    if (o.onStateChange !== undefined && typeof o.onStateChange !== 'function') throw new ConfigError('circuitBreaker.onStateChange', 'must be a function');
+    circuitBreaker = {
+      consecutiveFailures: integer('circuitBreaker.consecutiveFailures', o.consecutiveFailures ?? d.circuitBreaker.consecutiveFailures, 1),
+      failureRatio: ratio,
+      minimumRequests: integer('circuitBreaker.minimumRequests', o.minimumRequests ?? d.circuitBreaker.minimumRequests, 1),
+      window: positive('circuitBreaker.window', o.window ?? d.circuitBreaker.window),
+      openDuration: positive('circuitBreaker.openDuration', o.openDuration ?? d.circuitBreaker.openDuration),
+      halfOpenProbes: integer('circuitBreaker.halfOpenProbes', o.halfOpenProbes ?? d.circuitBreaker.halfOpenProbes, 1),
+      onStateChange: o.onStateChange as CircuitBreakerOptions['onStateChange'],
+    };
+  }
+  let retryBudget: ResolvedResilience['retryBudget'];
+  if (input.retryBudget !== false) {
+    const o = input.retryBudget === undefined || input.retryBudget === true ? {} : objectOption('retryBudget', input.retryBudget);
+    retryBudget = {
+      ratio: nonNegative('retryBudget.ratio', o.ratio ?? d.retryBudget.ratio),
+      minRetriesPerSecond: nonNegative('retryBudget.minRetriesPerSecond', o.minRetriesPerSecond ?? d.retryBudget.minRetriesPerSecond),
+      window: positive('retryBudget.window', o.window ?? d.retryBudget.window),
+    };
+  }
+  let bulkhead: ResolvedResilience['bulkhead'];
+  if (input.bulkhead !== undefined && input.bulkhead !== false) {
+    const o = objectOption('bulkhead', input.bulkhead);
+    bulkhead = {
+      maxConcurrent: integer('bulkhead.maxConcurrent', o.maxConcurrent, 1),
+      maxQueue: integer('bulkhead.maxQueue', o.maxQueue ?? d.bulkhead.maxQueue, 0),
+    };
+  }
+  let pauseOnRetryAfter: ResolvedResilience['pauseOnRetryAfter'];
+  if (input.pauseOnRetryAfter !== false) {
+    const o = input.pauseOnRetryAfter === undefined || input.pauseOnRetryAfter === true ? {} : objectOption('pauseOnRetryAfter', input.pauseOnRetryAfter);
+    pauseOnRetryAfter = { maxPause: nonNegative('pauseOnRetryAfter.maxPause', o.maxPause ?? d.pauseOnRetryAfter.maxPause) };
+  }
+  return { rateLimit, circuitBreaker, retryBudget, bulkhead, pauseOnRetryAfter };
+}

@@ -1,0 +1,201 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ServerResponse } from 'node:http';
+import { startServer, sendJSON, type TestServer } from '@sluice/testkit';
+import { transports } from './transports.js';
+import {
+  CircuitOpenError, createClient, HttpError, NetworkError, sleep, TimeoutError, type CircuitBreakerOptions, type CircuitStateChange, type Client,
+} from '@sluice/core';
+
+let server: TestServer | undefined;
+let client: Client | undefined;
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = undefined;
+  server = undefined;
+});
+
+/** A server whose answer the test changes on the fly. */
+async function switchable(): Promise<{ mode: { status: number } }> {
+  const mode = { status: 500 };
+  server = await startServer((_req, res) => sendJSON(res, mode.status, { status: mode.status }));
+  return { mode };
+}
+
+function breakerClient(options: CircuitBreakerOptions, changes: CircuitStateChange[] = [], extra: object = {}): Client {
+  client = createClient({
+    baseURL: server!.origin, retry: false, ...extra,
+    circuitBreaker: { onStateChange: (c) => changes.push(c), ...options },
+  });
+  return client;
+}
+
+const transitions = (changes: CircuitStateChange[]): string[] => changes.map((c) => `${c.from}->${c.to}`);
+
+describe('circuitBreaker', () => {
+  it('opens after consecutive failures, rejects without touching the server, half-opens and closes when the server heals', async () => {
+    const { mode } = await switchable();
+    const changes: CircuitStateChange[] = [];
+    const c = breakerClient({ consecutiveFailures: 3, openDuration: 150 }, changes);
+    for (let i = 0; i < 3; i++) await expect(c.get('x')).rejects.toBeInstanceOf(HttpError);
+    expect(server!.requests).toHaveLength(3);
+    expect(c.circuitState()).toBe('open');
+
+    const rejected = await c.get('x').catch((e: unknown) => e);
+    expect(rejected).toBeInstanceOf(CircuitOpenError);
+    const open = rejected as CircuitOpenError;
+    expect(open.origin).toBe(server!.origin);
+    expect(open.state).toBe('open');
+    expect(open.retryAfter).toBeGreaterThan(0);
+    expect(open.retryAfter).toBeLessThanOrEqual(150);
+    expect(open.retryAt - Date.now()).toBeLessThanOrEqual(150);
+    expect(open.message).toMatch(/3 consecutive failures.*probe through in \d+ ms/);
+    expect(server!.requests).toHaveLength(3);
+    expect(changes[0]).toMatchObject({ origin: server!.origin, from: 'closed', to: 'open', reason: '3 consecutive failures' });
+    expect(changes[0]!.retryAt).toBeGreaterThan(Date.now());
+
+    mode.status = 200;
+    // The breaker is time-based: wait out openDuration.
+    await sleep(open.retryAfter + 5);
+    expect(c.circuitState()).toBe('half-open');
+    expect(await c.getJSON('x')).toEqual({ status: 200 });
+    expect(c.circuitState()).toBe('closed');
+    expect(transitions(changes)).toEqual(['closed->open', 'open->half-open', 'half-open->closed']);
+    expect(server!.requests).toHaveLength(4);
+  });
+
+  it('half-open lets only halfOpenProbes attempts through; the rest are rejected until a probe answers', async () => {
+    const held: (() => void)[] = [];
+    let healthy = false;
+    server = await startServer((_req, res) => {
+      if (!healthy) return sendJSON(res, 503, {});
+      // Hold each probe until the test has tried to send more.
+      held.push(() => sendJSON(res, 200, { ok: true }));
+    });
+    const changes: CircuitStateChange[] = [];
+    const c = breakerClient({ consecutiveFailures: 1, openDuration: 50, halfOpenProbes: 2 }, changes);
+    await expect(c.get('x')).rejects.toBeInstanceOf(HttpError);
+    const open = (await c.get('x').catch((e: unknown) => e)) as CircuitOpenError;
+    healthy = true;
+    await sleep(open.retryAfter + 5);
+
+    const probes = [c.getJSON('p1'), c.getJSON('p2')];
+    const extra = await Promise.all([c.get('e1').catch((e: unknown) => e), c.get('e2').catch((e: unknown) => e)]);
+    for (const error of extra) {
+      expect(error).toBeInstanceOf(CircuitOpenError);
+      expect((error as CircuitOpenError).state).toBe('half-open');
+    }
+    while (held.length < 2) await new Promise((r) => setImmediate(r));
+    expect(c.circuitState()).toBe('half-open');
+    for (const release of held) release();
+    expect(await Promise.all(probes)).toEqual([{ ok: true }, { ok: true }]);
+    expect(server.requests.map((r) => r.url)).toEqual(['/x', '/p1', '/p2']);
+    expect(transitions(changes)).toEqual(['closed->open', 'open->half-open', 'half-open->closed']);
+  });
+
+  it('a failed probe opens the circuit again for another openDuration', async () => {
+    await switchable();
+    const changes: CircuitStateChange[] = [];
+    const c = breakerClient({ consecutiveFailures: 2, openDuration: 60 }, changes);
+    await expect(c.get('x')).rejects.toBeInstanceOf(HttpError);
+    await expect(c.get('x')).rejects.toBeInstanceOf(HttpError);
+    const open = (await c.get('x').catch((e: unknown) => e)) as CircuitOpenError;
+    await sleep(open.retryAfter + 5);
+    await expect(c.get('x')).rejects.toMatchObject({ status: 500 });
+    expect(c.circuitState()).toBe('open');
+    await expect(c.get('x')).rejects.toBeInstanceOf(CircuitOpenError);
+    expect(server!.requests).toHaveLength(3);
+    expect(transitions(changes)).toEqual(['closed->open', 'open->half-open', 'half-open->open']);
+    expect(changes[2]!.reason).toBe('probe failed');
+  });
+
+  it('opens on the failure ratio in the window even without a run of consecutive failures', async () => {
+    let n = 0;
+    server = await startServer((_req, res) => sendJSON(res, n++ % 2 === 0 ? 200 : 502, {}));
+    const c = breakerClient({ consecutiveFailures: 100, failureRatio: 0.5, minimumRequests: 10, window: 10_000 }, [], { throwHttpErrors: false });
+    for (let i = 0; i < 10; i++) {
+      expect(c.circuitState()).toBe('closed');
+      await c.get('x').then((r) => r.cancel());
+    }
+    expect(c.circuitState()).toBe('open');
+    await expect(c.get('x')).rejects.toThrow(/5 of 10 attempts failed/);
+    expect(server.requests).toHaveLength(10);
+  });
+
+  it('4xx answers, 429 included, do not count as failures', async () => {
+    let n = 0;
+    server = await startServer((_req, res) => sendJSON(res, n++ % 2 === 0 ? 404 : 429, {}));
+    const c = breakerClient({ consecutiveFailures: 2, minimumRequests: 2 }, [], { pauseOnRetryAfter: false });
+    for (let i = 0; i < 8; i++) await expect(c.get('x')).rejects.toBeInstanceOf(HttpError);
+    expect(c.circuitState()).toBe('closed');
+    expect(server.requests).toHaveLength(8);
+  });
+
+  it('timeouts on a hanging server count as failures', async () => {
+    server = await startServer(() => undefined);
+    const c = breakerClient({ consecutiveFailures: 2 }, [], { timeout: 40 });
+    await expect(c.get('hang')).rejects.toBeInstanceOf(TimeoutError);
+    await expect(c.get('hang')).rejects.toBeInstanceOf(TimeoutError);
+    await expect(c.get('hang')).rejects.toBeInstanceOf(CircuitOpenError);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('keeps one circuit per origin', async () => {
+    await switchable();
+    const healthy = await startServer((_req, res) => sendJSON(res, 200, { ok: true }));
+    try {
+      const c = breakerClient({ consecutiveFailures: 1 });
+      await expect(c.get('x')).rejects.toBeInstanceOf(HttpError);
+      await expect(c.get('x')).rejects.toBeInstanceOf(CircuitOpenError);
+      expect(await c.getJSON(`${healthy.origin}/y`)).toEqual({ ok: true });
+      expect(c.circuitState(healthy.origin)).toBe('closed');
+      expect(c.circuitState()).toBe('open');
+    } finally {
+      await healthy.close();
+    }
+  });
+
+  it('with retries on, an opening circuit stops the retry loop instead of hammering the server', async () => {
+    await switchable();
+    client = createClient({
+      baseURL: server!.origin,
+      retry: { maxAttempts: 10, waitBase: 2 },
+      circuitBreaker: { consecutiveFailures: 3, openDuration: 10_000 },
+    });
+    await expect(client.get('x')).rejects.toBeInstanceOf(CircuitOpenError);
+    expect(server!.requests).toHaveLength(3);
+  });
+
+  it('an observer that throws does not break requests', async () => {
+    await switchable();
+    client = createClient({ baseURL: server!.origin, retry: false, circuitBreaker: { consecutiveFailures: 1, onStateChange: () => { throw new Error('bad observer'); } } });
+    await expect(client.get('x')).rejects.toBeInstanceOf(HttpError);
+    await expect(client.get('x')).rejects.toBeInstanceOf(CircuitOpenError);
+  });
+});
+
+// Resilience lives above the transport seam: the body-failure path must work on both transports.
+describe.each(transports)('circuitBreaker (%s transport)', (_name, makeTransport) => {
+  it('connection resets, before the headers or in the middle of the body, count as failures', async () => {
+    let n = 0;
+    server = await startServer((req, res: ServerResponse) => {
+      if (n++ === 0) return void req.socket.destroy();
+      // Headers and half a body, then the connection drops.
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"partial":');
+      setImmediate(() => req.socket.destroy());
+    });
+    const transport = makeTransport();
+    try {
+      const c = breakerClient({ consecutiveFailures: 2 }, [], { transport });
+      await expect(c.get('x')).rejects.toBeInstanceOf(NetworkError);
+      expect(c.circuitState()).toBe('closed');
+      await expect(c.getJSON('x')).rejects.toBeInstanceOf(NetworkError);
+      expect(c.circuitState()).toBe('open');
+      await expect(c.get('x')).rejects.toBeInstanceOf(CircuitOpenError);
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      await transport.close();
+    }
+  });
+});
