@@ -11,7 +11,7 @@ import { closableSleep } from './resilience/closable-sleep.js';
 import { OriginPauses } from './resilience/origin-pause.js';
 import { RetryBudget } from './resilience/retry-budget.js';
 import { TokenBucket } from './resilience/token-bucket.js';
-import type { BodyInit, Transport, TransportBody } from './transport/types.js';
+import { isTransportTimeout, type BodyInit, type Transport, type TransportBody } from './transport/types.js';
 import { UndiciTransport } from './transport/undici.js';
 import { appendQuery, serializeQuery, type QueryInit } from './url/query.js';
 import { ABSOLUTE, joinAPI, splitBase, strategyFor, type ResolutionStrategy, type ResolvedURL } from './url/resolve.js';
@@ -75,6 +75,8 @@ interface Attempt {
   /** The request's `failFast`, when it set one. */
   failFast: boolean | undefined;
 }
+
+const NOTHING = (): void => undefined;
 
 const EMPTY_BODY: TransportBody = {
   async *[Symbol.asyncIterator]() {},
@@ -192,7 +194,7 @@ export class Client {
     const pluginRequest: { -readonly [K in keyof PluginRequest]: PluginRequest[K] } = {
       method, url, origin: target.origin, headers, body, signal, context: init.context ?? {}, resends: 0,
     };
-    const resentBy = new Set<string>();
+    let resentBy: Set<string> | undefined;
     const bulkhead = this.bulkhead;
     if (bulkhead !== undefined) {
       const turn = bulkhead.acquire(signal);
@@ -207,8 +209,8 @@ export class Client {
         for (const plugin of plugins) {
           if (!plugin.onResponse) continue;
           const verdict = await plugin.onResponse(response, pluginRequest, this);
-          if (verdict === 'resend' && !resentBy.has(plugin.name) && isReplayable(body)) {
-            resentBy.add(plugin.name);
+          if (verdict === 'resend' && !resentBy?.has(plugin.name) && isReplayable(body)) {
+            (resentBy ??= new Set()).add(plugin.name);
             resend = true;
             break;
           }
@@ -425,34 +427,18 @@ export class Client {
     }
     // Every attempt (retries and redirect hops too) passes the breaker of the origin it goes to.
     let ticket: CircuitTicket | undefined = this.breakers?.acquire(attempt.origin);
-    const controller = new AbortController();
-    let timedOut = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    if (timeout !== false) {
-      timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, timeout);
-      timer.unref?.();
-    }
-    const onAbort = (): void => controller.abort(signal!.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let finished = false;
-    const done = (): void => {
-      if (finished) return;
-      finished = true;
-      if (timer !== undefined) clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    };
     const classify = (error: unknown): unknown => {
       if (error instanceof SluiceError) return error;
-      if (timedOut) return new TimeoutError(attempt.method, attempt.url, timeout as number, { cause: error });
+      if (timeout !== false && isTransportTimeout(this.transport, error)) {
+        return new TimeoutError(attempt.method, attempt.url, timeout, { cause: error });
+      }
       if (signal?.aborted) return new AbortError(attempt.method, attempt.url, { cause: signal.reason });
       return new NetworkError(attempt.method, attempt.url, { cause: error });
     };
     try {
+      // The transport enforces the timeout itself (undici's own timers cost nothing per request).
       const raw = await this.transport.send({
-        origin: attempt.origin, path, method: attempt.method, headers: attempt.headers, body: attempt.body, signal: controller.signal,
+        origin: attempt.origin, path, method: attempt.method, headers: attempt.headers, body: attempt.body, signal, timeout,
       });
       // 5xx counts against the origin's circuit; 4xx (429 included) is the caller's problem, not an outage.
       if (ticket !== undefined) {
@@ -462,10 +448,11 @@ export class Client {
       if ((raw.status === 429 || raw.status === 503) && this.pauses !== undefined) this.pauseOrigin(attempt.origin, raw.headers['retry-after']);
       let body = raw.body;
       const breakers = this.breakers;
-      let bodyDone = done;
+      let bodyDone = NOTHING;
       let mapError = classify;
       if (breakers !== undefined && raw.status < 500) {
         let broken = false;
+        let finished = false;
         mapError = (error: unknown): unknown => {
           const mapped = classify(error);
           // A reset or stall mid-body is an outage too, even though the headers looked fine.
@@ -477,16 +464,16 @@ export class Client {
         };
         bodyDone = () => {
           if (!finished && !broken) breakers.recordBodyDone(attempt.origin);
-          done();
+          finished = true;
         };
       }
       if (attempt.method === 'HEAD' || raw.status === 204 || raw.status === 304) {
-        // No body can follow: free the connection now and stop the timer.
+        // No body can follow: free the connection now.
         await body.cancel();
         body = EMPTY_BODY;
         bodyDone();
       }
-      const watch: BodyWatch = { chunk: () => timer?.refresh(), done: bodyDone, mapError };
+      const watch: BodyWatch = { done: bodyDone, mapError };
       return new SluiceResponse(
         { status: raw.status, headers: new ResponseHeaders(raw.headers, raw.setCookie), method: attempt.method, url: attempt.url, redirected },
         body,
@@ -494,7 +481,6 @@ export class Client {
         watch,
       );
     } catch (error) {
-      done();
       const mapped = classify(error);
       if (ticket !== undefined) this.breakers!.record(ticket, mapped instanceof NetworkError || mapped instanceof TimeoutError ? 'failure' : 'neutral');
       throw mapped;

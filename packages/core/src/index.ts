@@ -29,6 +29,6 @@ export {
 export { resolveReference } from './url/rfc3986.js';
 export { PathBuilder, encodePathSegment } from './url/path-builder.js';
 export { encodeQueryComponent, serializeQuery, type QueryInit, type QueryValue } from './url/query.js';
-export type { Transport, TransportRequest, TransportResponse, TransportBody, BodyInit } from './transport/types.js';
+export { TransportTimeoutError, isTransportTimeout, type Transport, type TransportRequest, type TransportResponse, type TransportBody, type BodyInit } from './transport/types.js';
 export { UndiciTransport, type UndiciTransportOptions } from './transport/undici.js';
 export { FetchTransport, type FetchTransportOptions } from './transport/fetch.js';

@@ -2,14 +2,13 @@ import { DecodeError } from './errors.js';
 import { ResponseHeaders } from './headers.js';
 import type { TransportBody } from './transport/types.js';
 
-/** Hooks the client attaches to a body: idle-timeout refresh, clean-up, and error mapping. For transports and tests that build responses themselves. */
+/** Hooks the client attaches to a body: called once when it ends or is dropped, and to type its errors. */
 export interface BodyWatch {
-  chunk(): void;
   done(): void;
   mapError(error: unknown): unknown;
 }
 
-const NO_WATCH: BodyWatch = { chunk() {}, done() {}, mapError: (e) => e };
+const NO_WATCH: BodyWatch = { done() {}, mapError: (e) => e };
 
 /**
  * The answer to a request. The body can be read once: as JSON, text, bytes, or streamed with
@@ -67,10 +66,7 @@ export class SluiceResponse {
     this.claim();
     let finished = false;
     try {
-      for await (const chunk of this.source) {
-        this.watch.chunk();
-        yield chunk;
-      }
+      for await (const chunk of this.source) yield chunk;
       finished = true;
     } catch (error) {
       throw this.watch.mapError(error);
@@ -87,17 +83,25 @@ export class SluiceResponse {
 
   /** The whole body as bytes (at most `maxResponseBytes`). */
   async bytes(): Promise<Uint8Array> {
+    // Reads the transport body directly (no generator in between): this is the hot path of getJSON.
+    this.claim();
     const chunks: Uint8Array[] = [];
     let size = 0;
-    for await (const chunk of this.body) {
-      size += chunk.byteLength;
-      if (size > this.maxBytes) {
-        throw new DecodeError(
-          `${this.method} response body exceeds maxResponseBytes (${this.maxBytes} bytes)`,
-          this.status,
-        );
+    let finished = false;
+    try {
+      for await (const chunk of this.source) {
+        size += chunk.byteLength;
+        if (size > this.maxBytes) {
+          throw new DecodeError(`${this.method} response body exceeds maxResponseBytes (${this.maxBytes} bytes)`, this.status);
+        }
+        chunks.push(chunk);
       }
-      chunks.push(chunk);
+      finished = true;
+    } catch (error) {
+      throw this.watch.mapError(error);
+    } finally {
+      if (!finished) await this.source.cancel();
+      this.watch.done();
     }
     if (chunks.length === 1) return chunks[0]!;
     return Buffer.concat(chunks, size);

@@ -1,4 +1,4 @@
-import type { Transport, TransportBody, TransportRequest, TransportResponse } from './types.js';
+import { TransportTimeoutError, type Transport, type TransportBody, type TransportRequest, type TransportResponse } from './types.js';
 
 /** Options of {@link FetchTransport}. */
 export interface FetchTransportOptions {
@@ -6,25 +6,61 @@ export interface FetchTransportOptions {
   fetch?: typeof globalThis.fetch;
 }
 
+/** One exchange's abort wiring: the caller's signal plus the headers/idle timer. */
+class Exchange {
+  readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private finished = false;
+  private readonly onAbort = (): void => this.controller.abort(this.signal!.reason);
+
+  constructor(private readonly signal: AbortSignal | undefined, private readonly timeout: number | false) {
+    signal?.addEventListener('abort', this.onAbort, { once: true });
+    this.arm('headers');
+  }
+
+  /** (Re)starts the timer for the next phase: waiting for headers, or for the next body chunk. */
+  arm(phase: 'headers' | 'body'): void {
+    if (this.timeout === false || this.finished) return;
+    const timeout = this.timeout;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.controller.abort(new TransportTimeoutError(phase, timeout)), timeout);
+  }
+
+  finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.signal?.removeEventListener('abort', this.onAbort);
+  }
+}
+
 class FetchBody implements TransportBody {
-  private done = false;
-  constructor(private readonly stream: ReadableStream<Uint8Array> | null) {}
+  constructor(private readonly stream: ReadableStream<Uint8Array> | null, private readonly exchange: Exchange) {
+    if (!stream) exchange.finish();
+  }
   async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
     if (!this.stream) return;
     const reader = this.stream.getReader();
+    let done = false;
     try {
       for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        yield value;
+        this.exchange.arm('body');
+        const next = await reader.read();
+        if (next.done) break;
+        yield next.value;
       }
-      this.done = true;
+      done = true;
+    } catch (error) {
+      // fetch rejects with the abort reason: a TransportTimeoutError when our timer fired.
+      throw this.exchange.controller.signal.aborted ? this.exchange.controller.signal.reason : error;
     } finally {
-      if (!this.done) await reader.cancel().catch(() => undefined);
+      this.exchange.finish();
+      if (!done) await reader.cancel().catch(() => undefined);
       reader.releaseLock();
     }
   }
   async cancel(): Promise<void> {
+    this.exchange.finish();
     if (this.stream && !this.stream.locked) await this.stream.cancel().catch(() => undefined);
   }
 }
@@ -32,7 +68,8 @@ class FetchBody implements TransportBody {
 /**
  * A transport on the WHATWG `fetch` API: for runtimes other than Node, and to check that nothing in
  * sluice depends on undici. Redirects are left to the client (`redirect: 'manual'`), so credentials are
- * handled the same way on both transports.
+ * handled the same way on both transports; the timeout is enforced with an `AbortController` per request.
+ * Note that WHATWG URL parsing percent-encodes `'` in queries (`%27`), which servers read as the same.
  *
  * @example
  * ```ts
@@ -49,15 +86,22 @@ export class FetchTransport implements Transport {
   async send(request: TransportRequest): Promise<TransportResponse> {
     const body = request.body;
     const streaming = body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
+    const exchange = new Exchange(request.signal, request.timeout);
     const init: RequestInit & { duplex?: 'half' } = {
       method: request.method,
       headers: request.headers,
       body: (streaming ? toReadableStream(body) : body) as globalThis.BodyInit | undefined,
-      signal: request.signal,
+      signal: exchange.controller.signal,
       redirect: 'manual',
     };
     if (streaming) init.duplex = 'half';
-    const response = await this.fetchFn(request.origin + request.path, init);
+    let response: Response;
+    try {
+      response = await this.fetchFn(request.origin + request.path, init);
+    } catch (error) {
+      exchange.finish();
+      throw exchange.controller.signal.aborted ? exchange.controller.signal.reason : error;
+    }
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => { headers[name] = value; });
     const setCookie = response.headers.getSetCookie();
@@ -65,7 +109,7 @@ export class FetchTransport implements Transport {
       status: response.status,
       headers,
       setCookie: setCookie.length > 0 ? setCookie : undefined,
-      body: new FetchBody(response.body),
+      body: new FetchBody(response.body, exchange),
     };
   }
 

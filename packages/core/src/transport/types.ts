@@ -13,8 +13,27 @@ export interface TransportRequest {
   readonly headers: Record<string, string>;
   /** Body, or undefined. */
   readonly body: BodyInit | undefined;
-  /** Aborts the exchange, including the body read. */
-  readonly signal: AbortSignal;
+  /** The caller's signal: aborts the exchange, including the body read. */
+  readonly signal: AbortSignal | undefined;
+  /**
+   * Longest wait for the response headers, then longest silence between two body chunks, in ms; `false`
+   * for none. The transport enforces it and fails with an error its {@link Transport.isTimeout} (or a
+   * {@link TransportTimeoutError}) recognises.
+   */
+  readonly timeout: number | false;
+}
+
+/** What a transport throws, or errors its body with, when the request's `timeout` elapses. */
+export class TransportTimeoutError extends Error {
+  constructor(phase: 'headers' | 'body', timeout: number) {
+    super(`no ${phase === 'headers' ? 'response headers' : 'body data'} within ${timeout} ms`);
+    this.name = 'TransportTimeoutError';
+  }
+}
+
+/** Whether `error` means the transport's timeout elapsed. */
+export function isTransportTimeout(transport: Transport, error: unknown): boolean {
+  return error instanceof TransportTimeoutError || transport.isTimeout?.(error) === true;
 }
 
 /** A response body as the transport delivers it: bytes as they arrive, and a way to drop the rest. */
@@ -47,4 +66,6 @@ export interface Transport {
   send(request: TransportRequest): Promise<TransportResponse>;
   /** Releases pooled connections; further sends fail. */
   close(): Promise<void>;
+  /** Whether an error of this transport's own means its timeout elapsed (when it does not throw {@link TransportTimeoutError}). */
+  isTimeout?(error: unknown): boolean;
 }

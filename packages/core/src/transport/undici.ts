@@ -102,7 +102,7 @@ export class UndiciTransport implements Transport {
       connections: options.connections ?? 128,
       keepAliveTimeout: options.keepAliveTimeout ?? 4000,
       connectTimeout: options.connectTimeout ?? 10_000,
-      // The client enforces its own timeouts; undici's would fire with other error types.
+      // Each request sets its own headers and body timeouts.
       headersTimeout: 0,
       bodyTimeout: 0,
     });
@@ -120,6 +120,9 @@ export class UndiciTransport implements Transport {
       headers,
       body: request.body as Dispatcher.DispatchOptions['body'],
       signal: request.signal,
+      // undici's own timers: the headers wait, then the silence between body chunks, as the seam says.
+      headersTimeout: request.timeout === false ? 0 : request.timeout,
+      bodyTimeout: request.timeout === false ? 0 : request.timeout,
     });
     const flat = flattenHeaders(response.headers);
     const encoding = flat.headers['content-encoding']?.trim().toLowerCase();
@@ -131,5 +134,10 @@ export class UndiciTransport implements Transport {
 
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  isTimeout(error: unknown): boolean {
+    const code = (error as { code?: unknown } | null)?.code;
+    return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
   }
 }
