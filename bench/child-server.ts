@@ -1,8 +1,17 @@
 import { fork, type ChildProcess } from 'node:child_process';
 
+/** Whether this file runs compiled (bench/.out, plain node) or from source (through tsx). */
+const compiled = import.meta.url.endsWith('.js');
+
+/** URL of a sibling bench module, `.ts` source or its compiled `.js`, whichever way the bench runs. */
+export function benchModule(module: string): URL {
+  return new URL(compiled ? module.replace(/\.ts$/, '.js') : module, import.meta.url);
+}
+
 /** Starts a bench server module in a child process and resolves with its port once it listens. */
 export async function startChildServer(module: string, args: string[] = []): Promise<{ port: number; stop(): void; child: ChildProcess }> {
-  const child = fork(new URL(module, import.meta.url), args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const execArgv = compiled ? [] : ['--import', 'tsx'];
+  const child = fork(benchModule(module), args, { execArgv, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('error', reject);
     child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));

@@ -1,5 +1,5 @@
-// Runs the benchmarks and writes bench/RESULTS.md. `npm run bench` runs all; `npm run bench -- core`
-// runs those whose name contains "core". Each suite is a module exporting `name` and `run()`, which
+// Runs the benchmarks and writes bench/RESULTS.md. `npm run bench` compiles them (bench/tsup.config.ts)
+// and runs all; `npm run bench -- core` runs those whose name contains "core". Each suite is a module exporting `name` and `run()`, which
 // returns a Markdown section (measurements in one run, reported as ratios where peers are compared).
 import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -13,12 +13,13 @@ const suites: string[] = [
   './core-get.ts',
   './core-resilience.ts',
   './oauth.ts',
+  './odata-stream.ts',
 ];
 
 const filter = process.argv[2];
 const sections: string[] = [];
 for (const file of suites) {
-  const suite = (await import(file)) as BenchSuite;
+  const suite = (await import(import.meta.url.endsWith('.js') ? file.replace(/\.ts$/, '.js') : file)) as BenchSuite;
   if (filter && !suite.name.includes(filter)) continue;
   console.log(`# ${suite.name}`);
   const section = await suite.run();
@@ -33,4 +34,5 @@ const header = [
     'the ratios of one run, not the absolute numbers across runs.',
   '',
 ].join('\n');
-if (!filter) await writeFile(new URL('./RESULTS.md', import.meta.url), header + '\n' + sections.join('\n\n') + '\n');
+const results = new URL(import.meta.url.includes('/bench/.out/') ? '../RESULTS.md' : './RESULTS.md', import.meta.url);
+if (!filter) await writeFile(results, header + '\n' + sections.join('\n\n') + '\n');
