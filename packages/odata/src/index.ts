@@ -1,0 +1,28 @@
+/**
+ * `@sluice/odata`: an OData v2/v4 client on `@sluice/core`: immutable typed queries with
+ * injection-safe literals, `$metadata`, and streaming with prefetch and paging that holds at most two
+ * pages in memory (SPEC 1.5, 4.5, 9).
+ *
+ * @packageDocumentation
+ */
+export { ODataClient, createODataClient, type ODataClientOptions } from './client.js';
+export { Query, encodeOptionValue, type KeyValue, type ReadOptions } from './query/query.js';
+export { Expr, FilterBuilder, filterBuilder, type Operand, type PropertyPath, type RenderContext } from './query/filter.js';
+export type { ExpandOptions, ExpandItem } from './query/expand.js';
+export {
+  TypedValue, guid, int64, decimal, double, single, datetime, datetimeoffset, date, timeOfDay, duration, binary, str,
+  toLiteral, type Literal, type LiteralKind, type LiteralValue,
+} from './query/literal.js';
+export type { StreamItem, Page } from './read/stream-item.js';
+export type { StreamOptions } from './read/stream.js';
+export { ItemScanner, type ScanBatch } from './read/scanner.js';
+export { parseErrorBody } from './read/error-body.js';
+export {
+  ODataError, ODataVersionError, ForeignOriginError, PageError, RecordDecodeError, ODataFormatError, type ODataErrorDetail,
+} from './errors.js';
+export type { ODataProtocol, ODataVersion, DecodeContext, PageInfo } from './protocol/types.js';
+export { v2 as odataV2 } from './v2/protocol.js';
+export { v4 as odataV4 } from './v4/protocol.js';
+export { parseEdmx } from './metadata/edmx.js';
+export { parseCsdlJson } from './metadata/csdl-json.js';
+export type { ServiceMetadata, EntitySetInfo, EntityTypeInfo, PropertyInfo, NavigationInfo } from './metadata/model.js';

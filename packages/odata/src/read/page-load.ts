@@ -1,0 +1,192 @@
+import { RecordDecodeError } from '../errors.js';
+import type { PageInfo } from '../protocol/types.js';
+import { expectJson, send, type ReadContext } from './context.js';
+import { ItemScanner, type ScanBatch } from './scanner.js';
+import type { StreamItem } from './stream-item.js';
+
+/**
+ * One attempt at reading one page: requests it, scans its body as bytes arrive and queues each record
+ * (or record error) for the consumer at once, then reads the next link and count from the envelope.
+ * Records before `skip` are dropped: they were delivered by an earlier attempt at the same page.
+ */
+/** Elements parsed with one JSON.parse at most: bounds the delay before a run's first record. */
+const RUN_LIMIT = 256;
+
+/** A run of scanned elements, parsed only when the consumer reaches it (or parsed already: `values`). */
+interface Run {
+  buf: Buffer;
+  starts: number[];
+  ends: number[];
+  from: number;
+  to: number;
+  /** Position of the run's first element in the page. */
+  index: number;
+  values?: unknown[];
+}
+
+/**
+ * One attempt at reading one page: requests it and scans its body as bytes arrive, queueing runs of
+ * complete records that are parsed (one `JSON.parse` per run) when the consumer reaches them, then reads
+ * the next link and count from the envelope. Records before `skip` are dropped: they were delivered by an
+ * earlier attempt at the same page.
+ */
+export class PageLoad {
+  private runs: (Run | undefined)[] = [];
+  private runHead = 0;
+  /** Records of the current run: StreamItems, or bare values when `readyItems` is false. */
+  private ready: unknown[] = [];
+  private readyHead = 0;
+  private readyItems = true;
+  private wake: (() => void) | undefined;
+  /** Set once the page is fully read or has failed. */
+  done = false;
+  info: PageInfo | undefined;
+  error: unknown;
+  /** Records seen in this attempt, skipped ones included. */
+  seen = 0;
+  /** Called once when `done` turns true. */
+  onDone: (() => void) | undefined;
+  /** Resolves when done (never rejects). */
+  readonly finished: Promise<void>;
+
+  constructor(private readonly ctx: ReadContext, readonly url: string, readonly skip: number, signal: AbortSignal, failure?: unknown) {
+    this.finished = (failure === undefined ? this.run(signal) : Promise.reject(failure)).then(
+      (info) => this.finish(info, undefined),
+      (error: unknown) => this.finish(undefined, error),
+    );
+  }
+
+  /** A load that failed before sending anything (such as a refused next link). */
+  static failed(ctx: ReadContext, url: string, error: unknown): PageLoad {
+    return new PageLoad(ctx, url, 0, AbortSignal.abort(), error);
+  }
+
+  /** Next record or record error, or undefined when none is ready yet. */
+  take(): StreamItem<unknown> | undefined {
+    for (;;) {
+      if (this.readyHead < this.ready.length) {
+        const value = this.ready[this.readyHead];
+        // Release delivered records at once so a page's memory shrinks as it is consumed.
+        this.ready[this.readyHead++] = undefined;
+        return this.readyItems ? (value as StreamItem<unknown>) : { value };
+      }
+      if (this.runHead >= this.runs.length) return undefined;
+      const run = this.runs[this.runHead]!;
+      this.runs[this.runHead++] = undefined;
+      if (this.runHead === this.runs.length) { this.runs = []; this.runHead = 0; }
+      this.readyHead = 0;
+      if (run.values !== undefined && this.ctx.protocol.decodeRecord === undefined) {
+        // Parsed already and nothing to decode: hand out the values as they are.
+        this.ready = run.values;
+        this.readyItems = false;
+      } else {
+        this.ready = this.parse(run);
+        this.readyItems = true;
+      }
+    }
+  }
+
+  /** All remaining records and record errors at once (for pages()). */
+  drain(): StreamItem<unknown>[] {
+    const items: StreamItem<unknown>[] = [];
+    for (let item = this.take(); item !== undefined; item = this.take()) items.push(item);
+    return items;
+  }
+
+  /** Resolves when a record is queued or the load is done. */
+  changed(): Promise<void> {
+    if (this.readyHead < this.ready.length || this.runHead < this.runs.length || this.done) return Promise.resolve();
+    return new Promise((resolve) => { this.wake = resolve; });
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    if (wake) { this.wake = undefined; wake(); }
+  }
+
+  private finish(info: PageInfo | undefined, error: unknown): void {
+    if (this.done) return;
+    this.info = info;
+    if (error !== undefined && this.error === undefined) this.error = error;
+    this.done = true;
+    this.notify();
+    this.onDone?.();
+  }
+
+  private async run(signal: AbortSignal): Promise<PageInfo> {
+    const { ctx } = this;
+    const response = await send(ctx, this.url, signal);
+    await expectJson(response);
+    const scanner = new ItemScanner(ctx.protocol.recordPaths);
+    for await (const chunk of response.body) {
+      const batch = scanner.push(chunk);
+      if (batch.starts.length > 0 || batch.parsed.length > 0) this.queueRuns(batch);
+    }
+    const envelope = scanner.end();
+    if (!scanner.foundArray) throw new SyntaxError('The response has no record array (expected a collection)');
+    return ctx.protocol.pageInfo(envelope);
+  }
+
+  private queueRuns(batch: ScanBatch): void {
+    const { buf, starts, ends, parsed } = batch;
+    let from = 0;
+    const ranges = (to: number): void => {
+      while (from < to) {
+        const end = Math.min(to, from + RUN_LIMIT);
+        const index = this.seen;
+        this.seen += end - from;
+        // Records an earlier attempt at this page delivered are dropped.
+        const first = Math.max(from, from + Math.min(end - from, this.skip - index));
+        if (first < end) this.runs.push({ buf, starts, ends, from: first, to: end, index: index + first - from });
+        from = end;
+      }
+    };
+    for (const group of parsed) {
+      ranges(group.after);
+      const index = this.seen;
+      this.seen += group.values.length;
+      const drop = Math.max(0, Math.min(group.values.length, this.skip - index));
+      const values = drop === 0 ? group.values : group.values.slice(drop);
+      if (values.length > 0) this.runs.push({ buf, starts, ends, from: 0, to: values.length, index: index + drop, values });
+    }
+    ranges(starts.length);
+    if (this.runHead < this.runs.length) this.notify();
+  }
+
+  private parse(run: Run): StreamItem<unknown>[] {
+    const { buf, starts, ends, from, to } = run;
+    let values = run.values;
+    if (values === undefined) {
+      try {
+        // One JSON.parse for the whole run of elements.
+        values = JSON.parse(`[${buf.toString('utf8', starts[from]!, ends[to - 1]!)}]`) as unknown[];
+      } catch {
+        values = undefined;
+      }
+    }
+    const { protocol, decode } = this.ctx;
+    const decodeRecord = protocol.decodeRecord;
+    const items: StreamItem<unknown>[] = new Array(to - from);
+    for (let i = from; i < to; i++) {
+      let value: unknown;
+      try {
+        value = values !== undefined ? values[i - from] : JSON.parse(buf.toString('utf8', starts[i]!, ends[i]!));
+        if (decodeRecord !== undefined) value = decodeRecord(value, decode);
+      } catch (cause) {
+        const excerpt = run.values !== undefined ? safeJson(run.values[i]) : buf.toString('utf8', starts[i]!, Math.min(ends[i]!, starts[i]! + 200));
+        items[i - from] = { error: new RecordDecodeError(run.index + i - from, excerpt, cause) };
+        continue;
+      }
+      items[i - from] = { value };
+    }
+    return items;
+  }
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value)?.slice(0, 200) ?? '';
+  } catch {
+    return '';
+  }
+}

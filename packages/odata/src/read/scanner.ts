@@ -1,0 +1,347 @@
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
+/**
+ * Elements completed by one {@link ItemScanner.push}: byte ranges in `buf` (valid until the next push),
+ * and runs already parsed while scanning, each placed after the first `after` ranges.
+ */
+export interface ScanBatch {
+  buf: Buffer;
+  starts: number[];
+  ends: number[];
+  parsed: { after: number; values: unknown[] }[];
+}
+
+/** Bytes handed to one speculative JSON.parse: bounds the delay before the first record of a big chunk. */
+const SPECULATE_BYTES = 64 * 1024;
+/** After this many failed guesses in a page (nested arrays, odd layout), scan byte by byte only. */
+const SPECULATE_MISSES = 3;
+const RECORD_END = Buffer.from('},');
+
+const EMPTY: Buffer = Buffer.alloc(0);
+
+/**
+ * Finds the elements of a response's record array (`value` in v4, `d.results` in v2) in body bytes as
+ * they arrive, without parsing them: it tracks strings, escapes and nesting depth only, so each element
+ * can be handed to `JSON.parse` as soon as its last byte is in, alone or in a run with its neighbours.
+ * Everything outside the array (next link, count, context) is kept as the small "envelope" and parsed
+ * at the end with the array emptied. Gives identical results however the bytes are chunked.
+ *
+ * @example
+ * ```ts
+ * const scanner = new ItemScanner([['value']])
+ * for await (const chunk of body) { const batch = scanner.push(chunk); ... }
+ * const envelope = scanner.end() // { '@odata.nextLink': ..., value: [] }
+ * ```
+ */
+export class ItemScanner {
+  private buf: Buffer = EMPTY;
+  /** Position in `buf` where scanning resumes. */
+  private pos = 0;
+  private depth = 0;
+  private inString = false;
+  /** An escape's backslash was the last byte of a chunk: skip the next byte. */
+  private skipNext = false;
+  private inItems = false;
+  private arrayDepth = -1;
+  private elemStart = -1;
+  /** The open element is a bare primitive (number, true, false, null) rather than a container or string. */
+  private primitive = false;
+  private found = false;
+  /** Envelope text so far, as latin1 (one char per byte); re-decoded as UTF-8 at the end. */
+  private envelope = '';
+  /** Where, in `buf`, the envelope bytes not yet copied start (-1 while inside the array). */
+  private envFrom = 0;
+  /** Envelope index of the opening quote of the envelope string being read. */
+  private envStringStart = -1;
+  private lastString = '';
+  private readonly keys: string[] = [];
+  /** Total elements completed so far. */
+  count = 0;
+  private misses = 0;
+  private parsed: { after: number; values: unknown[] }[] = [];
+
+  /** @param paths Key paths from the root to the record array, tried in order (`[['d', 'results'], ['d']]`). */
+  constructor(private readonly paths: readonly (readonly string[])[]) {}
+
+  /** Whether the record array was found. */
+  get foundArray(): boolean {
+    return this.found;
+  }
+
+  /** Scans one chunk; returns the elements it completed (possibly none). */
+  push(chunk: Uint8Array): ScanBatch {
+    const incoming = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    let buf: Buffer;
+    if (this.buf.length - this.keep() === 0) {
+      buf = incoming;
+      this.pos = 0;
+      if (this.elemStart >= 0) this.elemStart = 0;
+      if (this.envFrom >= 0) this.envFrom = 0;
+    } else {
+      const keep = this.keep();
+      buf = Buffer.concat([this.buf.subarray(keep), incoming]);
+      this.pos -= keep;
+      if (this.elemStart >= 0) this.elemStart -= keep;
+      if (this.envFrom >= 0) this.envFrom -= keep;
+    }
+    const starts: number[] = [];
+    const ends: number[] = [];
+    this.parsed = [];
+    const n = buf.length;
+    let i = this.pos;
+    if (this.skipNext && i < n) { i++; this.skipNext = false; }
+    if (this.inString) {
+      i = this.skipString(buf, i, n);
+      if (i < 0) return this.suspend(buf, n, starts, ends);
+      this.inString = false;
+      if (!this.inItems) this.stringEnded(buf, i);
+      else if (this.depth === this.arrayDepth) this.elementEnd(starts, ends, i + 1);
+      i++;
+    }
+    let depth = this.depth;
+    for (; i < n; i++) {
+      if (this.inItems) {
+        this.depth = depth;
+        const close = this.scanItems(buf, i, n, starts, ends);
+        if (close < 0) return this.suspend(buf, n, starts, ends);
+        // The record array closed at `close`: the envelope goes on from its bracket.
+        depth = this.depth;
+        this.envFrom = close;
+        i = close;
+        continue;
+      }
+      const c = buf[i]!;
+      // Envelope: track object keys to recognise the record array's path.
+      if (c === QUOTE) {
+        this.envStringStart = this.envelope.length + (i - this.envFrom);
+        const close = this.skipString(buf, i + 1, n);
+        if (close < 0) { this.inString = true; this.depth = depth; return this.suspend(buf, n, starts, ends); }
+        i = close;
+        this.stringEnded(buf, i);
+      } else if (c === OPEN_OBJECT) {
+        depth++;
+        this.keys[depth] = '';
+      } else if (c === OPEN_ARRAY) {
+        depth++;
+        this.keys[depth] = '';
+        if (!this.found && this.matches(depth - 1)) {
+          this.found = true;
+          this.inItems = true;
+          this.arrayDepth = depth;
+          this.envelope += buf.toString('latin1', this.envFrom, i + 1);
+          this.envFrom = -1;
+        }
+      } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+        depth--;
+      } else if (c === COLON) {
+        this.keys[depth] = this.lastString;
+      }
+    }
+    this.depth = depth;
+    return this.suspend(buf, n, starts, ends);
+  }
+
+  /**
+   * The hot loop: finds element boundaries inside the record array, state in locals. Returns the index
+   * of the array's closing bracket, or -1 when the chunk ran out (state saved for the next chunk).
+   */
+  private scanItems(buf: Buffer, i: number, n: number, starts: number[], ends: number[]): number {
+    const top = this.arrayDepth;
+    let depth = this.depth;
+    let elemStart = this.elemStart;
+    let primitive = this.primitive;
+    let count = this.count;
+    while (i < n) {
+      const c = buf[i]!;
+      if (depth === top) {
+        if (c === OPEN_OBJECT && this.misses < SPECULATE_MISSES) {
+          this.count = count;
+          const cut = this.speculate(buf, i, n, starts.length);
+          count = this.count;
+          if (cut > 0) {
+            i = cut;
+            continue;
+          }
+        }
+        if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+          elemStart = i;
+          depth++;
+          i++;
+          continue;
+        }
+        if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+          if (primitive) { starts.push(elemStart); ends.push(i); count++; primitive = false; elemStart = -1; }
+          this.depth = depth - 1;
+          this.elemStart = -1;
+          this.primitive = false;
+          this.count = count;
+          this.inItems = false;
+          return i;
+        }
+        if (c === QUOTE) {
+          elemStart = i;
+        } else {
+          if (c === COMMA || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+            if (primitive) { starts.push(elemStart); ends.push(i); count++; primitive = false; elemStart = -1; }
+          } else if (elemStart < 0) {
+            elemStart = i;
+            primitive = true;
+          }
+          i++;
+          continue;
+        }
+      }
+      if (c === QUOTE) {
+        let j = i + 1;
+        for (;;) {
+          if (j >= n) {
+            // The string goes on in the next chunk; j === n + 1 means the chunk ended on an escape's backslash.
+            this.inString = true;
+            this.skipNext = j > n;
+            this.depth = depth;
+            this.elemStart = elemStart;
+            this.primitive = primitive;
+            this.count = count;
+            return -1;
+          }
+          const e = buf[j]!;
+          if (e === QUOTE) break;
+          j += e === BACKSLASH ? 2 : 1;
+        }
+        i = j + 1;
+        if (depth === top) { starts.push(elemStart); ends.push(i); count++; elemStart = -1; }
+        continue;
+      }
+      if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
+      else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+        depth--;
+        if (depth === top) { starts.push(elemStart); ends.push(i + 1); count++; elemStart = -1; }
+      }
+      i++;
+    }
+    this.depth = depth;
+    this.elemStart = elemStart;
+    this.primitive = primitive;
+    this.count = count;
+    return -1;
+  }
+
+  /**
+   * At a record boundary, guesses that the last `},` within the next 64 KiB ends a record and parses
+   * everything up to it with one JSON.parse. A wrong guess cannot slip through: `[` + text + `]` only
+   * parses if the text is a sequence of complete values, so the cut is a record boundary; on failure
+   * (a nested `},`, or a bad record) the bytes are scanned one by one instead. Returns the index after
+   * the cut, or -1.
+   */
+  private speculate(buf: Buffer, i: number, n: number, after: number): number {
+    const limit = Math.min(n, i + SPECULATE_BYTES);
+    let at = buf.lastIndexOf(RECORD_END, limit - RECORD_END.length);
+    for (let tries = 0; tries < 2 && at > i; tries++) {
+      let values: unknown[] | undefined;
+      try {
+        values = JSON.parse(`[${buf.toString('utf8', i, at + 1)}]`) as unknown[];
+      } catch {
+        at = buf.lastIndexOf(RECORD_END, at - 1);
+        continue;
+      }
+      this.parsed.push({ after, values });
+      this.count += values.length;
+      return at + 1;
+    }
+    if (at > i) this.misses++;
+    return -1;
+  }
+
+  /**
+   * Call after the last chunk: returns the envelope (the document with the record array emptied), or
+   * throws a `SyntaxError` if the body ended early or was not JSON.
+   */
+  end(): Record<string, unknown> {
+    if (this.inString || this.depth !== 0 || this.inItems) throw new SyntaxError('The response body ended before the JSON document was complete');
+    if (this.envFrom >= 0) this.envelope += this.buf.toString('latin1', this.envFrom, this.buf.length);
+    const text = Buffer.from(this.envelope, 'latin1').toString('utf8');
+    const doc = JSON.parse(text) as unknown;
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new SyntaxError('The response body is not a JSON object');
+    return doc as Record<string, unknown>;
+  }
+
+  private keep(): number {
+    let keep = this.buf.length;
+    if (this.elemStart >= 0) keep = Math.min(keep, this.elemStart);
+    if (this.envFrom >= 0) keep = Math.min(keep, this.envFrom);
+    return keep;
+  }
+
+  private suspend(buf: Buffer, n: number, starts: number[], ends: number[]): ScanBatch {
+    this.pos = n;
+    // Envelope bytes are copied out now so the buffer can be dropped.
+    if (this.envFrom >= 0) {
+      this.envelope += buf.toString('latin1', this.envFrom, n);
+      this.envFrom = n;
+    }
+    this.buf = buf;
+    return { buf, starts, ends, parsed: this.parsed };
+  }
+
+  /** Returns the index of the closing quote at or after `i`, or -1 if the chunk ends first. */
+  private skipString(buf: Buffer, i: number, n: number): number {
+    // Short strings (most JSON values) are fastest byte by byte; long ones use indexOf below.
+    const limit = Math.min(n, i + 64);
+    let j = i;
+    while (j < limit) {
+      const c = buf[j]!;
+      if (c === QUOTE) return j;
+      j += c === BACKSLASH ? 2 : 1;
+    }
+    if (j >= n) {
+      // j === n + 1: the chunk ended on an escape's backslash, so the next byte is escaped.
+      if (j > n) this.skipNext = true;
+      return -1;
+    }
+    for (;;) {
+      const q = buf.indexOf(QUOTE, j);
+      const stop = q < 0 ? n : q;
+      // A quote preceded by an odd run of backslashes is escaped (RFC 8259 section 7).
+      let k = stop;
+      while (k > j && buf[k - 1] === BACKSLASH) k--;
+      const escaped = (stop - k) % 2 === 1;
+      if (q < 0) {
+        if (escaped) this.skipNext = true;
+        return -1;
+      }
+      if (!escaped) return q;
+      j = q + 1;
+    }
+  }
+
+  private stringEnded(buf: Buffer, close: number): void {
+    this.envelope += buf.toString('latin1', this.envFrom, close + 1);
+    this.envFrom = close + 1;
+    this.lastString = this.envelope.slice(this.envStringStart + 1, this.envelope.length - 1);
+  }
+
+  private elementEnd(starts: number[], ends: number[], end: number): void {
+    starts.push(this.elemStart);
+    ends.push(end);
+    this.elemStart = -1;
+    this.primitive = false;
+    this.count++;
+  }
+
+  private matches(parentDepth: number): boolean {
+    for (const path of this.paths) {
+      if (path.length !== parentDepth) continue;
+      let ok = true;
+      for (let d = 0; d < path.length && ok; d++) ok = this.keys[d + 1] === path[d];
+      if (ok) return true;
+    }
+    return false;
+  }
+}

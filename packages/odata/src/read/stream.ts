@@ -1,0 +1,183 @@
+import { AbortError, backoffDelay, sleep } from '@sluice/core';
+import { PageError } from '../errors.js';
+import { isRetryable, resolveNextLink, type ReadContext } from './context.js';
+import { PageLoad } from './page-load.js';
+import type { StreamItem } from './stream-item.js';
+
+/** Options of `query.stream()`. */
+export interface StreamOptions {
+  /** Stops the stream and all its network work. */
+  signal?: AbortSignal;
+  /** Fetch the next page while the caller works on the current one (default true). */
+  prefetch?: boolean;
+  /** Ask the service for at most this many records per page (v4 `Prefer: odata.maxpagesize`). */
+  maxPageSize?: number;
+  /** How many times a failed page is requested again before the stream ends (default 3). */
+  pageRetries?: number;
+}
+
+const DONE: IteratorResult<never> = { value: undefined, done: true };
+
+/** Where a stream starts: resolved on the first `next()` (it may need to detect the version first). */
+export type StreamSource = (signal: AbortSignal) => Promise<{ ctx: ReadContext; url: string }>;
+
+/**
+ * Streams the records of a collection, following next links (SPEC 1.5, 4.5): each record as soon as its
+ * bytes are in, the next page requested as soon as the current page's link is known and held until the
+ * caller reaches it (so at most two pages in memory), failed pages retried in place without losing or
+ * repeating records, and every request cancelled when the caller stops. A hand-written iterator rather
+ * than an async generator: a record that is already parsed costs one resolved promise, nothing more.
+ */
+export class CollectionStream implements AsyncIterableIterator<StreamItem<unknown>> {
+  private ctx!: ReadContext;
+  private current: PageLoad | undefined;
+  private ahead: PageLoad | undefined;
+  private attempt = 0;
+  private retrying = false;
+  private finished = false;
+  private readonly controller = new AbortController();
+  private readonly onAbort = (): void => this.controller.abort(this.options.signal?.reason);
+
+  constructor(private readonly source: StreamSource, private readonly options: StreamOptions = {}) {
+    const outer = options.signal;
+    if (outer?.aborted) this.onAbort();
+    else outer?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<StreamItem<unknown>>> {
+    const item = this.current?.take();
+    if (item !== undefined) return Promise.resolve({ value: item, done: false });
+    return this.advance();
+  }
+
+  /** Breaking out of the loop cancels the page being read and the one being prefetched. */
+  return(): Promise<IteratorResult<StreamItem<unknown>>> {
+    this.finish();
+    return Promise.resolve(DONE);
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+    this.controller.abort();
+    this.current = undefined;
+    this.ahead = undefined;
+  }
+
+  /** Ends the stream after `item` (a terminal error). */
+  private last(item: StreamItem<unknown>): IteratorResult<StreamItem<unknown>> {
+    this.finish();
+    return { value: item, done: false };
+  }
+
+  private start(url: string, skip: number): PageLoad {
+    const load = new PageLoad(this.ctx, url, skip, this.controller.signal);
+    load.onDone = () => { if (load === this.current) this.startAhead(); };
+    return load;
+  }
+
+  private following(from: PageLoad): PageLoad | undefined {
+    const link = from.info?.nextLink;
+    if (link === undefined) return undefined;
+    try {
+      return this.start(resolveNextLink(this.ctx, link, from.url), 0);
+    } catch (error) {
+      return PageLoad.failed(this.ctx, link, error);
+    }
+  }
+
+  // Prefetch: the page after `current` starts as soon as current's link is known, never further ahead.
+  private startAhead(): void {
+    const current = this.current;
+    if (this.options.prefetch === false || this.ahead !== undefined || this.finished || !current?.done || current.error !== undefined) return;
+    this.ahead = this.following(current);
+  }
+
+  private async advance(): Promise<IteratorResult<StreamItem<unknown>>> {
+    if (this.finished) return DONE;
+    const signal = this.controller.signal;
+    if (this.current === undefined) {
+      try {
+        const { ctx, url } = await this.source(signal);
+        this.ctx = ctx;
+        if (this.finished) return DONE;
+        this.current = this.start(url, 0);
+      } catch (error) {
+        return this.last({ error: error as Error });
+      }
+    }
+    for (;;) {
+      let current: PageLoad = this.current!;
+      if (this.retrying) {
+        this.retrying = false;
+        try {
+          await sleep(backoffDelay(this.attempt, this.ctx.retry), signal);
+        } catch (cause) {
+          return this.last({ error: new AbortError('GET', current.url, { cause }) });
+        }
+        if (this.finished) return DONE;
+        // Records the failed attempt delivered are skipped on the retry of the same page.
+        current = this.current = this.start(current.url, Math.max(current.skip, current.seen));
+      }
+      const item = current.take();
+      if (item !== undefined) return { value: item, done: false };
+      if (!current.done) {
+        await current.changed();
+        if (this.finished) return DONE;
+        continue;
+      }
+      if (current.error !== undefined) {
+        const outer = this.options.signal;
+        const error = outer?.aborted ? new AbortError('GET', current.url, { cause: outer.reason }) : current.error;
+        const retry = isRetryable(error) && this.attempt < (this.options.pageRetries ?? this.ctx.pageRetries);
+        this.attempt++;
+        const failure = { error: new PageError(current.url, this.attempt, retry, error) };
+        if (!retry) return this.last(failure);
+        this.retrying = true;
+        return { value: failure, done: false };
+      }
+      this.attempt = 0;
+      const next = this.ahead ?? this.following(current);
+      this.ahead = undefined;
+      if (next === undefined) {
+        this.finish();
+        return DONE;
+      }
+      this.current = next;
+      this.startAhead();
+    }
+  }
+}
+
+/**
+ * Reads the pages of a collection one at a time (no prefetch: the paginator holds exactly one page),
+ * retrying a failed page in place; throws PageError when a page fails for good.
+ */
+export async function* pageCollection(
+  ctx: ReadContext, firstURL: string, options: Omit<StreamOptions, 'prefetch'> = {},
+): AsyncGenerator<PageLoad> {
+  const signal = options.signal ?? new AbortController().signal;
+  let url = firstURL;
+  let attempt = 0;
+  for (;;) {
+    const load = new PageLoad(ctx, url, 0, signal);
+    await load.finished;
+    if (load.error !== undefined) {
+      const retry = isRetryable(load.error) && !signal.aborted && attempt < (options.pageRetries ?? ctx.pageRetries);
+      attempt++;
+      if (!retry) throw new PageError(url, attempt, false, load.error);
+      await sleep(backoffDelay(attempt, ctx.retry), signal);
+      continue;
+    }
+    attempt = 0;
+    yield load;
+    const link = load.info?.nextLink;
+    if (link === undefined) return;
+    url = resolveNextLink(ctx, link, url);
+  }
+}
