@@ -1,7 +1,7 @@
 import { Agent, type Dispatcher } from 'undici';
-import { pipeline, type Readable, type Transform } from 'node:stream';
+import { pipeline, Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Transport, TransportBody, TransportRequest, TransportResponse } from './types.js';
+import { TransportTimeoutError, type Transport, type TransportBody, type TransportRequest, type TransportResponse } from './types.js';
 
 /** Options of {@link UndiciTransport}. */
 export interface UndiciTransportOptions {
@@ -27,16 +27,101 @@ const DUMP_LIMIT = 64 * 1024;
 
 type UndiciReadable = Readable & { dump(options: { limit: number; signal?: AbortSignal }): Promise<void> };
 
+/**
+ * The abort signal undici watches for one exchange: the caller's signal plus a precise timer for the
+ * headers wait and then for each silence between body chunks. undici accepts any object with
+ * `aborted`, `reason` and `addEventListener`, which costs far less per request than an AbortController
+ * (and undici's own timeouts tick at one-second resolution).
+ */
+class ExchangeSignal {
+  aborted = false;
+  reason: unknown = undefined;
+  private listener: (() => void) | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly onCallerAbort = (): void => this.abort(this.caller!.reason);
+
+  constructor(private readonly caller: AbortSignal | undefined, private readonly timeout: number | false) {
+    if (caller !== undefined) {
+      if (caller.aborted) {
+        this.aborted = true;
+        this.reason = caller.reason;
+        return;
+      }
+      caller.addEventListener('abort', this.onCallerAbort, { once: true });
+    }
+    if (timeout !== false) {
+      this.timer = setTimeout(() => this.abort(new TransportTimeoutError(this.phase, timeout)), timeout);
+      this.timer.unref();
+    }
+  }
+
+  private phase: 'headers' | 'body' = 'headers';
+
+  /** Headers arrived: from now on the timer measures silence between body chunks. */
+  bodyStarted(): void {
+    this.phase = 'body';
+    this.timer?.refresh();
+  }
+
+  /** A chunk arrived: restart the silence timer. */
+  chunk(): void {
+    this.timer?.refresh();
+  }
+
+  /** The exchange is over (body read, dropped or failed): stop the timer and let go of the caller's signal. */
+  finish(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.caller?.removeEventListener('abort', this.onCallerAbort);
+  }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.listener = listener;
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    if (this.listener === listener) this.listener = undefined;
+  }
+
+  private abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.finish();
+    this.listener?.();
+  }
+}
+
 class UndiciBody implements TransportBody {
-  constructor(private readonly stream: UndiciReadable) {
+  constructor(private readonly stream: UndiciReadable, private readonly signal: ExchangeSignal | undefined) {
     // Errors reach readers through the iterator; an unread body must not crash the process.
     stream.on('error', noop);
+    signal?.bodyStarted();
   }
+  private iterating = false;
+
   [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
-    return this.stream[Symbol.asyncIterator]();
+    this.iterating = true;
+    return this.signal === undefined ? this.stream[Symbol.asyncIterator]() : this.watched(this.signal);
+  }
+  private async *watched(signal: ExchangeSignal): AsyncGenerator<Uint8Array> {
+    try {
+      for await (const chunk of this.stream) {
+        signal.chunk();
+        yield chunk as Uint8Array;
+      }
+    } catch (error) {
+      // undici destroys the body with the signal's reason: surface that (a timeout) rather than a generic abort.
+      throw signal.aborted ? signal.reason : error;
+    } finally {
+      signal.finish();
+    }
   }
   async cancel(): Promise<void> {
+    this.signal?.finish();
     if (this.stream.destroyed || this.stream.readableEnded) return;
+    // A reader is still attached: drop the socket rather than race it for the rest.
+    if (this.iterating) return void this.stream.destroy();
     // Drain a small rest so the keep-alive socket can be reused; give up on a stalled one.
     void this.stream.dump({ limit: DUMP_LIMIT, signal: AbortSignal.timeout(1000) }).catch(noop);
   }
@@ -45,19 +130,18 @@ class UndiciBody implements TransportBody {
 /** A compressed body read through a zlib stream; cancelling drops both. */
 class DecodedBody implements TransportBody {
   private readonly decoded: Transform;
-  constructor(private readonly raw: Readable, encoding: string) {
+  constructor(private readonly raw: UndiciBody, encoding: string) {
     // Default (strict) flushing: a truncated compressed body is an error, never silently short data.
     this.decoded = encoding === 'br' ? createBrotliDecompress() : encoding === 'deflate' ? createInflate() : createGunzip();
-    raw.on('error', noop);
     this.decoded.on('error', noop);
-    pipeline(raw, this.decoded, noop);
+    pipeline(Readable.from(raw, { objectMode: false }), this.decoded, noop);
   }
   [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
     return this.decoded[Symbol.asyncIterator]();
   }
   async cancel(): Promise<void> {
     this.decoded.destroy();
-    this.raw.destroy();
+    await this.raw.cancel();
   }
 }
 
@@ -102,7 +186,7 @@ export class UndiciTransport implements Transport {
       connections: options.connections ?? 128,
       keepAliveTimeout: options.keepAliveTimeout ?? 4000,
       connectTimeout: options.connectTimeout ?? 10_000,
-      // Each request sets its own headers and body timeouts.
+      // The transport times each exchange itself, precisely (undici's timers tick once a second).
       headersTimeout: 0,
       bodyTimeout: 0,
     });
@@ -113,22 +197,26 @@ export class UndiciTransport implements Transport {
     if (this.decompress && headers['accept-encoding'] === undefined) {
       headers = { ...headers, 'accept-encoding': 'gzip, deflate, br' };
     }
-    const response = await this.dispatcher.request({
-      origin: request.origin,
-      path: request.path,
-      method: request.method as Dispatcher.HttpMethod,
-      headers,
-      body: request.body as Dispatcher.DispatchOptions['body'],
-      signal: request.signal,
-      // undici's own timers: the headers wait, then the silence between body chunks, as the seam says.
-      headersTimeout: request.timeout === false ? 0 : request.timeout,
-      bodyTimeout: request.timeout === false ? 0 : request.timeout,
-    });
+    const signal = request.signal === undefined && request.timeout === false ? undefined : new ExchangeSignal(request.signal, request.timeout);
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await this.dispatcher.request({
+        origin: request.origin,
+        path: request.path,
+        method: request.method as Dispatcher.HttpMethod,
+        headers,
+        body: request.body as Dispatcher.DispatchOptions['body'],
+        signal: signal as unknown as AbortSignal | undefined,
+      });
+    } catch (error) {
+      signal?.finish();
+      throw signal?.aborted ? signal.reason : error;
+    }
     const flat = flattenHeaders(response.headers);
     const encoding = flat.headers['content-encoding']?.trim().toLowerCase();
     const body = this.decompress && encoding !== undefined && DECODABLE.has(encoding)
-      ? new DecodedBody(response.body, encoding === 'x-gzip' ? 'gzip' : encoding)
-      : new UndiciBody(response.body as UndiciReadable);
+      ? new DecodedBody(new UndiciBody(response.body as UndiciReadable, signal), encoding === 'x-gzip' ? 'gzip' : encoding)
+      : new UndiciBody(response.body as UndiciReadable, signal);
     return { status: response.statusCode, headers: flat.headers, setCookie: flat.setCookie, body };
   }
 
