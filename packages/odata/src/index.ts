@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export { ODataClient, createODataClient, type ODataClientOptions } from './client.js';
-export { Query, encodeOptionValue, type KeyValue, type ReadOptions } from './query/query.js';
+export { Query, encodeOptionValue, type KeyValue, type ReadOptions, type QueryHost } from './query/query.js';
 export { Expr, FilterBuilder, filterBuilder, type Operand, type PropertyPath, type RenderContext } from './query/filter.js';
 export type { ExpandOptions, ExpandItem } from './query/expand.js';
 export {
@@ -16,7 +16,7 @@ export {
 export type { StreamItem, Page } from './read/stream-item.js';
 export type { StreamOptions } from './read/stream.js';
 export { ItemScanner, type ScanBatch } from './read/scanner.js';
-export { parseErrorBody } from './read/error-body.js';
+export { parseErrorBody, type ParsedError } from './read/error-body.js';
 export {
   ODataError, ODataVersionError, ForeignOriginError, PageError, RecordDecodeError, ODataFormatError, type ODataErrorDetail,
 } from './errors.js';

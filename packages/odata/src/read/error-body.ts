@@ -5,7 +5,8 @@ import { childrenNamed, parseXml, type XmlElement } from '../metadata/xml.js';
 /** Longest error body read to find the OData error in it. */
 const ERROR_BODY_LIMIT = 64 * 1024;
 
-interface ParsedError { code: string; message: string; target?: string; details?: ODataErrorDetail[] }
+/** The fields of an OData error body: code, message, and where given the target and details. */
+export interface ParsedError { code: string; message: string; target?: string; details?: ODataErrorDetail[] }
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
