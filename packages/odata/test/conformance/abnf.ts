@@ -1,5 +1,5 @@
 // Builds a parser from the OASIS OData ABNF construction rules with apg-js, at test time.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -24,6 +24,7 @@ let grammar: unknown;
 
 function load(): unknown {
   if (grammar !== undefined) return grammar;
+  if (!existsSync(ABNF_FILE)) throw new Error(`The OData ABNF is not at ${ABNF_FILE}: this test reads shared/ beside the checkout`);
   const api = new apg.apgApi(readFileSync(ABNF_FILE, 'utf8'));
   api.generate();
   if (api.errors.length > 0) throw new Error(`The ABNF did not compile:\n${api.errorsToAscii()}`);
