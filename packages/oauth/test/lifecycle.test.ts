@@ -2,48 +2,31 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { AbortError, createClient, HttpError, type Client } from '@sluice/core';
-import { OIDC_CLIENTS, startOIDCProvider, startProtectedAPI, type OIDCProvider, type ProtectedAPI } from '@sluice/testkit';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { OIDC_CLIENTS } from '@sluice/testkit';
+import { describe, expect, it, vi } from 'vitest';
 import {
   forceRefresh, MemoryTokenCache, oauth2, TokenRequestError, type OAuth2Config, type OAuth2Options, type Token,
 } from '@sluice/oauth';
 import { eventLog } from './events.js';
+import { useProvider } from './provider-fixture.js';
 
 // SPEC 3.1 transitions, driven by short token lifetimes at a real provider and awaited through events.
-let op: OIDCProvider;
-let api: ProtectedAPI;
-let clients: Client[] = [];
-beforeAll(async () => {
-  op = await startOIDCProvider();
-  api = await startProtectedAPI(op.issuer);
-});
-afterAll(async () => {
-  await api.close();
-  await op.close();
-});
-beforeEach(() => {
-  op.settings.accessTokenTTL = 300;
-  op.restoreTokenRequests();
-});
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-});
+const fx = useProvider();
 
 const run = promisify(execFile);
 const secret = OIDC_CLIENTS.service.clientSecret;
 
 function apiClient(extra: Partial<OAuth2Config> = {}, options?: OAuth2Options): Client {
   const config: OAuth2Config = {
-    clientId: OIDC_CLIENTS.service.clientId, clientSecret: secret, tokenURL: op.tokenURL,
+    clientId: OIDC_CLIENTS.service.clientId, clientSecret: secret, tokenURL: fx.op.tokenURL,
     grantType: 'client_credentials', scopes: ['api:read'], ...extra,
   };
-  const client = createClient({ baseURL: `${api.origin}/v1`, plugins: [oauth2(config, options)] });
-  clients.push(client);
+  const client = createClient({ baseURL: `${fx.api.origin}/v1`, plugins: [oauth2(config, options)] });
+  fx.track(client);
   return client;
 }
 
-const lastToken = (): string => api.requests.at(-1)!.token!;
+const lastToken = (): string => fx.api.requests.at(-1)!.token!;
 
 /** A real cache that also records what the plugin asked of it. */
 class RecordingCache extends MemoryTokenCache {
@@ -61,7 +44,7 @@ class RecordingCache extends MemoryTokenCache {
 
 describe('token lifecycle (SPEC 3.1)', () => {
   it('refreshes in the background before expiry and emits TokenRefreshed', async () => {
-    op.settings.accessTokenTTL = 3;
+    fx.op.settings.accessTokenTTL = 3;
     const log = eventLog();
     const client = apiClient({ refreshBuffer: 2000 }, { onTokenEvent: log.onTokenEvent });
     await client.get('me');
@@ -73,34 +56,34 @@ describe('token lifecycle (SPEC 3.1)', () => {
     expect(log.count('TokenExpired')).toBe(0);
     await client.get('me');
     expect(lastToken()).not.toBe(first);
-    expect(op.grants.at(-1)!.grantType).toBe('client_credentials');
+    expect(fx.op.grants.at(-1)!.grantType).toBe('client_credentials');
   });
 
   it('serves requests with the current token while a background refresh is in flight', async () => {
-    op.settings.accessTokenTTL = 3;
+    fx.op.settings.accessTokenTTL = 3;
     const log = eventLog();
     const client = apiClient({ refreshBuffer: 2000 }, { onTokenEvent: log.onTokenEvent });
     await client.get('me');
     const token = lastToken();
-    op.failTokenRequests('hold');
-    await op.nextTokenRequest();
+    fx.op.failTokenRequests('hold');
+    await fx.op.nextTokenRequest();
     const during = await Promise.all(Array.from({ length: 5 }, () => client.getJSON('me')));
     expect(during).toHaveLength(5);
-    expect(api.requests.slice(-5).every((r) => r.token === token && r.status === 200)).toBe(true);
+    expect(fx.api.requests.slice(-5).every((r) => r.token === token && r.status === 200)).toBe(true);
     expect(log.count('TokenRefreshed')).toBe(0);
-    op.restoreTokenRequests();
+    fx.op.restoreTokenRequests();
     await log.waitFor('TokenRefreshed');
     await client.get('me');
     expect(lastToken()).not.toBe(token);
   });
 
   it('keeps the old token after a failed refresh, retries with backoff, then expires and fails the next request', async () => {
-    op.settings.accessTokenTTL = 3;
+    fx.op.settings.accessTokenTTL = 3;
     const log = eventLog();
     const client = apiClient({ refreshBuffer: 2000 }, { onTokenEvent: log.onTokenEvent, refreshRetry: { waitBase: 100, maxWait: 400 } });
     await client.get('me');
     const token = lastToken();
-    op.failTokenRequests('unavailable');
+    fx.op.failTokenRequests('unavailable');
     const firstFailure = await log.waitFor('TokenRefreshFailed');
     expect(firstFailure.error).toBeInstanceOf(TokenRequestError);
     expect(firstFailure.error).toMatchObject({ status: 503, error: 'temporarily_unavailable' });
@@ -108,16 +91,16 @@ describe('token lifecycle (SPEC 3.1)', () => {
     expect(lastToken()).toBe(token);
     const secondFailure = await log.waitFor('TokenRefreshFailed', 2);
     expect(secondFailure.at - firstFailure.at).toBeGreaterThanOrEqual(45);
-    const failedRequests = op.tokenRequests();
+    const failedRequests = fx.op.tokenRequests();
     await log.waitFor('TokenExpired');
-    expect(op.tokenRequests() - failedRequests).toBeLessThan(8);
+    expect(fx.op.tokenRequests() - failedRequests).toBeLessThan(8);
     // A retry still in flight at expiry may report its failure after TokenExpired; nothing else may happen.
     expect(log.types()[0]).toBe('TokenAcquired');
     expect(new Set(log.types().slice(1))).toEqual(new Set(['TokenRefreshFailed', 'TokenExpired']));
     expect(log.count('TokenExpired')).toBe(1);
     const error = await client.get('me').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TokenRequestError);
-    op.restoreTokenRequests();
+    fx.op.restoreTokenRequests();
     await client.get('me');
     expect(lastToken()).not.toBe(token);
     expect(log.types().at(-1)).toBe('TokenAcquired');
@@ -131,12 +114,12 @@ describe('token lifecycle (SPEC 3.1)', () => {
     const client = apiClient({}, { onTokenEvent: log.onTokenEvent });
     await client.get('me');
     const token = lastToken();
-    const before = op.tokenRequests();
-    const seen = api.requests.length;
-    api.reject401(1);
+    const before = fx.op.tokenRequests();
+    const seen = fx.api.requests.length;
+    fx.api.reject401(1);
     expect(await client.getJSON('orders')).toMatchObject({ path: '/v1/orders' });
-    expect(op.tokenRequests()).toBe(before + 1);
-    const sent = api.requests.slice(seen);
+    expect(fx.op.tokenRequests()).toBe(before + 1);
+    const sent = fx.api.requests.slice(seen);
     expect(sent.map((r) => r.status)).toEqual([401, 200]);
     expect(sent[0]!.token).toBe(token);
     expect(sent[1]!.token).not.toBe(token);
@@ -146,50 +129,50 @@ describe('token lifecycle (SPEC 3.1)', () => {
   it('lets a second 401 reach the caller as HttpError, after exactly one renewal', async () => {
     const client = apiClient();
     await client.get('me');
-    const before = op.tokenRequests();
-    const seen = api.requests.length;
-    api.reject401(2);
+    const before = fx.op.tokenRequests();
+    const seen = fx.api.requests.length;
+    fx.api.reject401(2);
     const error = await client.get('orders').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpError);
     expect((error as HttpError).status).toBe(401);
-    expect(api.requests.length - seen).toBe(2);
-    expect(op.tokenRequests()).toBe(before + 1);
+    expect(fx.api.requests.length - seen).toBe(2);
+    expect(fx.op.tokenRequests()).toBe(before + 1);
     expect((error as Error).message).not.toContain(lastToken());
   });
 
   it('lets concurrent 401s for the same token share one renewal', async () => {
     const client = apiClient();
     await client.get('me');
-    const before = op.tokenRequests();
-    api.reject401(5);
+    const before = fx.op.tokenRequests();
+    fx.api.reject401(5);
     await Promise.all(Array.from({ length: 5 }, () => client.get('me')));
-    expect(op.tokenRequests()).toBe(before + 1);
+    expect(fx.op.tokenRequests()).toBe(before + 1);
   });
 
   it('lets one caller abort while waiting for the token without cancelling the acquisition for others', async () => {
     const client = apiClient();
-    op.failTokenRequests('hold');
-    const before = op.tokenRequests();
-    const arrived = op.nextTokenRequest();
+    fx.op.failTokenRequests('hold');
+    const before = fx.op.tokenRequests();
+    const arrived = fx.op.nextTokenRequest();
     const controller = new AbortController();
     const aborted = client.get('me', { signal: controller.signal }).catch((e: unknown) => e);
     const patient = client.getJSON('me');
     await arrived;
     controller.abort();
     expect(await aborted).toBeInstanceOf(AbortError);
-    op.restoreTokenRequests();
+    fx.op.restoreTokenRequests();
     expect(await patient).toMatchObject({ sub: 'service' });
-    expect(op.tokenRequests()).toBe(before + 1);
+    expect(fx.op.tokenRequests()).toBe(before + 1);
   });
 
   it('forceRefresh deletes the cached token through the cache and fetches a new one', async () => {
     const cache = new RecordingCache();
     const log = eventLog();
     const plugin = oauth2({
-      clientId: OIDC_CLIENTS.service.clientId, clientSecret: secret, tokenURL: op.tokenURL, grantType: 'client_credentials', tokenCache: cache,
+      clientId: OIDC_CLIENTS.service.clientId, clientSecret: secret, tokenURL: fx.op.tokenURL, grantType: 'client_credentials', tokenCache: cache,
     }, { onTokenEvent: log.onTokenEvent });
-    const client = createClient({ baseURL: api.origin, plugins: [plugin] });
-    clients.push(client);
+    const client = createClient({ baseURL: fx.api.origin, plugins: [plugin] });
+    fx.track(client);
     await client.get('me');
     const token = lastToken();
     await forceRefresh(client);
@@ -206,7 +189,7 @@ describe('token lifecycle (SPEC 3.1)', () => {
     const log = eventLog();
     const client = apiClient({}, { onTokenEvent: log.onTokenEvent });
     await client.get('me');
-    op.failTokenRequests('drop', 1);
+    fx.op.failTokenRequests('drop', 1);
     await expect(forceRefresh(client)).rejects.toBeInstanceOf(TokenRequestError);
     expect(log.types()).toEqual(['TokenAcquired', 'TokenRefreshFailed']);
     await client.get('me');
@@ -215,13 +198,13 @@ describe('token lifecycle (SPEC 3.1)', () => {
 
   it('shares a token through a common cache between two clients', async () => {
     const tokenCache = new MemoryTokenCache();
-    const before = op.tokenRequests();
+    const before = fx.op.tokenRequests();
     const a = apiClient({ tokenCache });
     const b = apiClient({ tokenCache });
     await a.get('me');
     await b.get('me');
-    expect(op.tokenRequests()).toBe(before + 1);
-    expect(api.requests.at(-1)!.token).toBe(api.requests.at(-2)!.token);
+    expect(fx.op.tokenRequests()).toBe(before + 1);
+    expect(fx.api.requests.at(-1)!.token).toBe(fx.api.requests.at(-2)!.token);
   });
 
   it('close() clears the refresh and expiry timers', async () => {
