@@ -109,6 +109,8 @@ export class Client {
   private readonly baseOrigin: string | undefined;
   private readonly credentialHeaders: readonly string[];
   private closed = false;
+  /** Whether the default headers carry credentials (only sent to the base URL's origin). */
+  private readonly defaultCredentials: boolean;
   // Resilience parts: each undefined when its option is off, so the hot path skips it with one check.
   private readonly limiter: TokenBucket | undefined;
   private readonly breakers: CircuitBreakers | undefined;
@@ -126,6 +128,7 @@ export class Client {
     this.strategy = baseURL === undefined ? 'rfc3986' : strategyFor({ baseURL, urlNormalization: this.options.urlNormalization });
     this.base = baseURL === undefined ? undefined : splitBase(baseURL);
     this.baseOrigin = baseURL === undefined ? undefined : new URL(baseURL).origin;
+    this.defaultCredentials = CREDENTIAL_HEADERS.some((name) => this.options.headers[name] !== undefined);
     this.ownsTransport = options.transport === undefined;
     this.transport = options.transport ?? new UndiciTransport();
     this.credentialHeaders = [
@@ -176,7 +179,8 @@ export class Client {
     if (this.closed) throw new SluiceError('The client is closed');
     const method = (init.method ?? 'GET').toUpperCase();
     const url = this.buildURL(init.path ?? '', init.query);
-    const headers = this.buildHeaders(init);
+    const target = toTarget(url, this.baseOrigin);
+    const headers = this.buildHeaders(init, target.origin);
     let body = init.body;
     if (init.json !== undefined) {
       if (body !== undefined) throw new ConfigError('json', 'cannot be combined with body');
@@ -186,7 +190,6 @@ export class Client {
     const retry = init.retry === undefined ? this.options.retry : checkRetry('retry', init.retry, this.options.retry);
     const timeout = init.timeout === undefined ? this.options.timeout : checkTimeout('timeout', init.timeout, false);
     const canRetry = retry.maxAttempts > 1 && isReplayable(body) && (init.idempotent === true || retry.methods.includes(method));
-    const target = toTarget(url, this.baseOrigin);
     const signal = init.signal;
     const plugins = this.options.plugins;
     const throwHttpErrors = init.throwHttpErrors ?? this.options.throwHttpErrors;
@@ -307,8 +310,13 @@ export class Client {
     return query === undefined ? url : appendQuery(url, serializeQuery(query));
   }
 
-  private buildHeaders(init: RequestOptions): Record<string, string> {
-    const defaults = this.options.headers;
+  private buildHeaders(init: RequestOptions, origin: string): Record<string, string> {
+    let defaults = this.options.headers;
+    if (this.defaultCredentials && origin !== this.baseOrigin) {
+      // Default credentials belong to the base URL's origin: an absolute URL elsewhere does not get them.
+      defaults = { ...defaults };
+      for (const name of CREDENTIAL_HEADERS) delete defaults[name];
+    }
     if (init.headers === undefined) return { ...defaults };
     return { ...defaults, ...checkHeaders('headers', init.headers) };
   }

@@ -54,6 +54,16 @@ describe.each(transports)('redirects (%s transport)', (_name, makeTransport) => 
     expect(body.headers['x-trace']).toBe('t');
   });
 
+  it('sends default credentials only to the base origin, not to an absolute URL elsewhere', async () => {
+    const body = await client().getJSON<{ at: string; headers: Record<string, string> }>(`${other.origin}/direct`);
+    expect(body.at).toBe('other');
+    expect(body.headers.authorization).toBeUndefined();
+    expect(body.headers.cookie).toBeUndefined();
+    expect(body.headers['x-trace']).toBe('t');
+    const explicit = await client().getJSON<{ headers: Record<string, string> }>(`${other.origin}/direct`, { headers: { authorization: 'Bearer meant-for-other' } });
+    expect(explicit.headers.authorization).toBe('Bearer meant-for-other');
+  });
+
   it('does not follow redirects for POST: the 3xx is returned', async () => {
     const res = await client().post('start', { query: { to: '/api/final' }, json: {} });
     expect(res.status).toBe(302);
