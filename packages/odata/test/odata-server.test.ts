@@ -195,6 +195,12 @@ describe('v4-only and v2-only behaviour', () => {
     expect(rows.map((r) => r.ID)).toEqual([14, 140, 147]);
   });
 
+  it('searches a v2 service with the search option of SAP Gateway', async () => {
+    const query = od('2.0', 'v2').from<Product>('Products').search("O'Brien 14");
+    expect(query.toURL()).toContain("?search=O'Brien%2014");
+    expect((await query.list()).map((r) => r.ID)).toEqual([14, 140, 147]);
+  });
+
   it('lets the caller lower the page size with maxPageSize (v4)', async () => {
     const sizes: number[] = [];
     for await (const page of od('4.0', 'v4').from('Products').top(30).pages({ maxPageSize: 10 })) sizes.push(page.value.length);

@@ -31,6 +31,8 @@ export interface ODataProtocol {
   formatLiteral(literal: Literal): string;
   /** The query option that asks for the total count inline: `$count=true` or `$inlinecount=allpages`. */
   readonly countOption: readonly [name: string, value: string];
+  /** The query option for a free-text search: v4 `$search="text"`; v2 has none, so SAP Gateway's `search=text`. */
+  searchOption(text: string): readonly [name: string, value: string];
   /** `Nav(<options>)` for a nested expand; v2 throws ODataVersionError. */
   nestedExpand(path: string, options: readonly string[]): string;
   /** A built-in function call such as `contains(Name,'x')` (v2: `substringof('x',Name)`). */

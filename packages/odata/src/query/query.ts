@@ -129,7 +129,7 @@ export class Query<T = Record<string, unknown>> {
     return this.with({ count: true });
   }
 
-  /** `$search` with the text as one phrase. */
+  /** Free-text search: v4 `$search` with the text as one phrase; v2 SAP Gateway's `search` option. */
   search(text: string): Query<T> {
     if (typeof text !== 'string' || text.trim() === '') throw new ConfigError('search', 'must be a non-empty string');
     // OData ABNF searchPhrase has no escape for a double quote.
@@ -199,7 +199,7 @@ export class Query<T = Record<string, unknown>> {
       if (s.skip !== undefined) options.push(['$skip', String(s.skip)]);
       if (s.count) options.push([...protocol.countOption]);
     }
-    if (s.search !== undefined) options.push(['$search', `"${s.search}"`]);
+    if (s.search !== undefined) options.push([...protocol.searchOption(s.search)]);
     options.push(...s.params.map(([n, v]) => [n, v] as [string, string]));
     const query = options.map(([n, v]) => `${encodeOptionValue(n)}=${encodeOptionValue(v)}`).join('&');
     return { url: this.host.serviceURL + path + (query ? `?${query}` : ''), entityType: type };

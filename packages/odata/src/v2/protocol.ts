@@ -43,6 +43,8 @@ export const v2: ODataProtocol = {
   versionHeader: 'dataserviceversion',
   formatLiteral,
   countOption: ['$inlinecount', 'allpages'],
+  // OData v2 has no $search; SAP Gateway reads the custom option `search` (SAP Gateway: basic search).
+  searchOption: (text) => ['search', text],
   nestedExpand(path, options) {
     if (options.length === 0) return path;
     throw new ODataVersionError(`OData v2 cannot nest options in $expand (asked for ${path}(${options.join(';')})): expand a path such as 'Category/Products' and select 'Category/Name' instead`);

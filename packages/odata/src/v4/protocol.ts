@@ -28,6 +28,7 @@ export const v4: ODataProtocol = {
   versionHeader: 'odata-version',
   formatLiteral,
   countOption: ['$count', 'true'],
+  searchOption: (text) => ['$search', `"${text}"`],
   nestedExpand: (path, options) => (options.length === 0 ? path : `${path}(${options.join(';')})`),
   call: (name, args) => `${name}(${args.join(',')})`,
   inList: (left, items) => `${left} in (${items.join(',')})`,
