@@ -85,15 +85,14 @@ export class SluiceResponse {
   async bytes(): Promise<Uint8Array> {
     // Reads the transport body directly (no generator in between): this is the hot path of getJSON.
     this.claim();
+    if (this.source.readAll !== undefined) return this.readAll(this.source.readAll.bind(this.source));
     const chunks: Uint8Array[] = [];
     let size = 0;
     let finished = false;
     try {
       for await (const chunk of this.source) {
         size += chunk.byteLength;
-        if (size > this.maxBytes) {
-          throw new DecodeError(`${this.method} response body exceeds maxResponseBytes (${this.maxBytes} bytes)`, this.status);
-        }
+        if (size > this.maxBytes) throw this.tooLarge();
         chunks.push(chunk);
       }
       finished = true;
@@ -105,6 +104,23 @@ export class SluiceResponse {
     }
     if (chunks.length === 1) return chunks[0]!;
     return Buffer.concat(chunks, size);
+  }
+
+  private async readAll(read: (limit: number) => Promise<Uint8Array | null>): Promise<Uint8Array> {
+    let bytes: Uint8Array | null;
+    try {
+      bytes = await read(this.maxBytes);
+    } catch (error) {
+      throw this.watch.mapError(error);
+    } finally {
+      this.watch.done();
+    }
+    if (bytes === null) throw this.tooLarge();
+    return bytes;
+  }
+
+  private tooLarge(): DecodeError {
+    return new DecodeError(`${this.method} response body exceeds maxResponseBytes (${this.maxBytes} bytes)`, this.status);
   }
 
   /** The whole body decoded as UTF-8. */

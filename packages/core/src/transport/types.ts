@@ -40,6 +40,11 @@ export function isTransportTimeout(transport: Transport, error: unknown): boolea
 export interface TransportBody extends AsyncIterable<Uint8Array> {
   /** Discards what is left of the body and releases the connection. Safe to call twice. */
   cancel(): Promise<void>;
+  /**
+   * Optional fast path for buffered reads: the whole body, or null (and the rest dropped) as soon as
+   * more than `limit` bytes arrive. Without it, the client iterates the body.
+   */
+  readAll?(limit: number): Promise<Uint8Array | null>;
 }
 
 /** What a transport answers: status, lower-case headers (repeated ones joined by `, `), and the body. */

@@ -117,6 +117,40 @@ class UndiciBody implements TransportBody {
       signal.finish();
     }
   }
+  /** Buffered read on stream events: cheaper than an async iterator for the common small JSON body. */
+  readAll(limit: number): Promise<Uint8Array | null> {
+    this.iterating = true;
+    const { stream, signal } = this;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const settle = (): void => {
+        stream.off('data', onData).off('end', onEnd).off('error', onError);
+        signal?.finish();
+      };
+      const onData = (chunk: Buffer): void => {
+        signal?.chunk();
+        size += chunk.length;
+        if (size > limit) {
+          settle();
+          stream.destroy();
+          resolve(null);
+          return;
+        }
+        chunks.push(chunk);
+      };
+      const onEnd = (): void => {
+        settle();
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      };
+      const onError = (error: unknown): void => {
+        settle();
+        reject(signal?.aborted ? signal.reason : error);
+      };
+      stream.on('data', onData).on('end', onEnd).on('error', onError);
+    });
+  }
+
   async cancel(): Promise<void> {
     this.signal?.finish();
     if (this.stream.destroyed || this.stream.readableEnded) return;
