@@ -21,8 +21,6 @@ export async function startChildServer(module: string, args: string[] = []): Pro
 
 /** Runs `task` `total` times with `concurrency` in flight; resolves with the elapsed ms. */
 export async function drive(total: number, concurrency: number, task: () => Promise<unknown>): Promise<number> {
-  // Start from a clean heap, so that no contender pays for the garbage of the one before it.
-  (globalThis as { gc?: () => void }).gc?.();
   let started = 0;
   const t0 = performance.now();
   const worker = async (): Promise<void> => {
