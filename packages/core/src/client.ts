@@ -78,6 +78,9 @@ interface Attempt {
 
 const NOTHING = (): void => undefined;
 
+/** Marks a request made by getJSON: start from the JSON default headers (no extra object per call). */
+const ACCEPT_JSON = Symbol('acceptJSON');
+
 const EMPTY_BODY: TransportBody = {
   async *[Symbol.asyncIterator]() {},
   async cancel() {},
@@ -109,6 +112,8 @@ export class Client {
   private readonly baseOrigin: string | undefined;
   private readonly credentialHeaders: readonly string[];
   private closed = false;
+  /** The default headers plus `accept: application/json` unless set: what getJSON starts from. */
+  private readonly jsonHeaders: Readonly<Record<string, string>>;
   /** Whether the default headers carry credentials (only sent to the base URL's origin). */
   private readonly defaultCredentials: boolean;
   // Resilience parts: each undefined when its option is off, so the hot path skips it with one check.
@@ -123,14 +128,18 @@ export class Client {
 
   /** Prefer {@link createClient}. */
   constructor(options: ClientOptions) {
-    this.options = resolveOptions(options);
-    const { baseURL } = this.options;
-    this.strategy = baseURL === undefined ? 'rfc3986' : strategyFor({ baseURL, urlNormalization: this.options.urlNormalization });
-    this.base = baseURL === undefined ? undefined : splitBase(baseURL);
-    this.baseOrigin = baseURL === undefined ? undefined : new URL(baseURL).origin;
-    this.defaultCredentials = CREDENTIAL_HEADERS.some((name) => this.options.headers[name] !== undefined);
+    const resolved = resolveOptions(options);
     this.ownsTransport = options.transport === undefined;
     this.transport = options.transport ?? new UndiciTransport();
+    // Headers the transport always wants (accept-encoding) go under the caller's defaults, once, not per request.
+    if (this.transport.defaultHeaders !== undefined) resolved.headers = { ...this.transport.defaultHeaders, ...resolved.headers };
+    this.options = resolved;
+    const { baseURL } = resolved;
+    this.strategy = baseURL === undefined ? 'rfc3986' : strategyFor({ baseURL, urlNormalization: resolved.urlNormalization });
+    this.base = baseURL === undefined ? undefined : splitBase(baseURL);
+    this.baseOrigin = baseURL === undefined ? undefined : new URL(baseURL).origin;
+    this.jsonHeaders = { accept: 'application/json', ...resolved.headers };
+    this.defaultCredentials = CREDENTIAL_HEADERS.some((name) => resolved.headers[name] !== undefined);
     this.credentialHeaders = [
       ...CREDENTIAL_HEADERS,
       ...this.options.plugins.flatMap((p) => (p.credentialHeaders ?? []).map((h) => h.toLowerCase())),
@@ -272,8 +281,7 @@ export class Client {
    * ```
    */
   async getJSON<T = unknown>(path: string, init?: ShortcutOptions): Promise<T> {
-    const headers = this.options.headers.accept === undefined ? { accept: 'application/json', ...init?.headers } : init?.headers;
-    const response = await this.request({ ...init, method: 'GET', path, headers });
+    const response = await this.request({ ...init, method: 'GET', path, [ACCEPT_JSON]: true } as RequestOptions);
     const type = response.headers.get('content-type');
     if (type !== null && !JSON_TYPE.test(type) && response.status !== 204) {
       const excerpt = await response.text().catch(() => '');
@@ -311,7 +319,7 @@ export class Client {
   }
 
   private buildHeaders(init: RequestOptions, origin: string): Record<string, string> {
-    let defaults = this.options.headers;
+    let defaults = (init as { [ACCEPT_JSON]?: boolean })[ACCEPT_JSON] === true ? this.jsonHeaders : this.options.headers;
     if (this.defaultCredentials && origin !== this.baseOrigin) {
       // Default credentials belong to the base URL's origin: an absolute URL elsewhere does not get them.
       defaults = { ...defaults };

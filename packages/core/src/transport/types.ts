@@ -71,6 +71,8 @@ export interface Transport {
   send(request: TransportRequest): Promise<TransportResponse>;
   /** Releases pooled connections; further sends fail. */
   close(): Promise<void>;
+  /** Headers this transport wants on every request (such as `accept-encoding`); the client's defaults win. */
+  readonly defaultHeaders?: Readonly<Record<string, string>>;
   /** Whether an error of this transport's own means its timeout elapsed (when it does not throw {@link TransportTimeoutError}). */
   isTimeout?(error: unknown): boolean;
 }

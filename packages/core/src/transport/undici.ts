@@ -12,8 +12,8 @@ export interface UndiciTransportOptions {
   /** TCP connect timeout in ms. Default 10000. */
   connectTimeout?: number;
   /**
-   * Ask for compressed responses (`accept-encoding: gzip, deflate, br`, unless the request sets its own
-   * `accept-encoding`) and decompress `gzip`, `deflate` and `br` bodies. Default true, as fetch does.
+   * Ask for compressed responses (`accept-encoding: gzip, deflate, br` as a default header the client and
+   * the request can override) and decompress `gzip`, `deflate` and `br` bodies. Default true, as fetch does.
    */
   decompress?: boolean;
   /** An undici dispatcher of your own (a `ProxyAgent`, mTLS, a tuned `Agent`). The transport does not close it. */
@@ -212,10 +212,13 @@ export class UndiciTransport implements Transport {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly decompress: boolean;
+  /** Asks for compressed bodies when `decompress` is on (the client merges it under its own defaults). */
+  readonly defaultHeaders: Readonly<Record<string, string>> | undefined;
 
   constructor(options: UndiciTransportOptions = {}) {
     this.ownsDispatcher = options.dispatcher === undefined;
     this.decompress = options.decompress ?? true;
+    this.defaultHeaders = this.decompress ? { 'accept-encoding': 'gzip, deflate, br' } : undefined;
     this.dispatcher = options.dispatcher ?? new Agent({
       connections: options.connections ?? 128,
       keepAliveTimeout: options.keepAliveTimeout ?? 4000,
@@ -227,10 +230,6 @@ export class UndiciTransport implements Transport {
   }
 
   async send(request: TransportRequest): Promise<TransportResponse> {
-    let headers = request.headers;
-    if (this.decompress && headers['accept-encoding'] === undefined) {
-      headers = { ...headers, 'accept-encoding': 'gzip, deflate, br' };
-    }
     const signal = request.signal === undefined && request.timeout === false ? undefined : new ExchangeSignal(request.signal, request.timeout);
     let response: Dispatcher.ResponseData;
     try {
@@ -238,7 +237,7 @@ export class UndiciTransport implements Transport {
         origin: request.origin,
         path: request.path,
         method: request.method as Dispatcher.HttpMethod,
-        headers,
+        headers: request.headers,
         body: request.body as Dispatcher.DispatchOptions['body'],
         signal: signal as unknown as AbortSignal | undefined,
       });
