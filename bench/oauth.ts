@@ -28,12 +28,15 @@ function median(values: number[]): number {
 
 /** Runs the suite and returns its Markdown section. */
 export async function run(): Promise<string> {
+  // A JWT-sized token: the baseline client sends the very same header statically, so the comparison
+  // isolates what the plugin itself costs from what carrying an 800-byte header costs.
+  const token = 'x'.repeat(800);
   const server = await startServer((req, res) => {
-    if (req.url === '/token') sendJSON(res, 200, { access_token: 'x'.repeat(800), token_type: 'Bearer', expires_in: 3600 });
+    if (req.url === '/token') sendJSON(res, 200, { access_token: token, token_type: 'Bearer', expires_in: 3600 });
     else sendJSON(res, 200, { id: 1, name: 'item' });
   });
   const plugin = oauth2({ clientId: 'bench', clientSecret: 's', tokenURL: `${server.origin}/token`, grantType: 'client_credentials' });
-  const plain = createClient({ baseURL: `${server.origin}/v1` });
+  const plain = createClient({ baseURL: `${server.origin}/v1`, headers: { authorization: `Bearer ${token}` } });
   const withOAuth = createClient({ baseURL: `${server.origin}/v1`, plugins: [plugin] });
 
   // Warm up both (connections, JIT, and the token).
@@ -92,7 +95,7 @@ export async function run(): Promise<string> {
     '',
     '| client | µs per request | ratio |',
     '|---|---:|---:|',
-    `| core, no plugin | ${plainPerRequest.toFixed(1)} | 1.000 |`,
+    `| core, same bearer header set statically | ${plainPerRequest.toFixed(1)} | 1.000 |`,
     `| core + oauth2 (token held) | ${oauthPerRequest.toFixed(1)} | ${(oauthPerRequest / plainPerRequest).toFixed(3)} |`,
     '',
     `End-to-end: median per-round ratio ${pairedRatio.toFixed(3)} (${overhead.toFixed(2)}%); the per-round ratios ranged ` +

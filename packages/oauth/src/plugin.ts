@@ -75,15 +75,12 @@ export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth
     onTokenEvent: options.onTokenEvent,
     refreshRetry: { waitBase, maxWait },
   });
-  /** The token each request was sent with, to tell a stale 401 from a fresh one. */
-  const attached = new WeakMap<PluginRequest, string>();
-  /** Requests this plugin already resent once after a 401. */
+  /** Requests this plugin already resent once after a 401 (touched only on a 401). */
   const resent = new WeakSet<PluginRequest>();
 
   const attach = (request: PluginRequest, token: Token): void => {
     // RFC 6750 2.1: the bearer token travels in the Authorization header.
     request.headers['authorization'] = `Bearer ${token.accessToken}`;
-    attached.set(request, token.accessToken);
   };
 
   return {
@@ -95,10 +92,7 @@ export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth
     },
     onRequest(request, client) {
       // The token belongs to the API: never sent to another origin (RFC 9700 2.3, RFC 6750 5.3).
-      if (request.origin !== client.origin) {
-        if (attached.has(request)) delete request.headers['authorization'];
-        return;
-      }
+      if (request.origin !== client.origin) return;
       const token = manager.peek();
       if (token !== undefined) {
         attach(request, token);
@@ -106,14 +100,14 @@ export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth
       }
       return untilAborted(manager.get(), request).then((fresh) => attach(request, fresh));
     },
-    async onResponse(response, request) {
+    onResponse(response, request, client) {
       // RFC 6750 3.1: 401 means the token was not accepted; renew it and resend once.
-      if (response.status !== 401 || resent.has(request)) return undefined;
-      const used = attached.get(request);
-      if (used === undefined) return undefined;
+      if (response.status !== 401 || request.origin !== client.origin || resent.has(request)) return undefined;
+      // On its own origin every request carries the token onRequest attached: that is the one refused.
+      const header = request.headers['authorization'];
+      if (header === undefined || !header.startsWith('Bearer ')) return undefined;
       resent.add(request);
-      await manager.invalidate(used);
-      return 'resend';
+      return manager.invalidate(header.slice('Bearer '.length)).then(() => 'resend' as const);
     },
     async forceRefresh() {
       await manager.forceRefresh();
