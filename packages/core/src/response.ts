@@ -83,24 +83,18 @@ export class SluiceResponse {
 
   /** The whole body as bytes (at most `maxResponseBytes`). */
   async bytes(): Promise<Uint8Array> {
-    // Reads the transport body directly (no generator in between): this is the hot path of getJSON.
-    this.claim();
-    if (this.source.readAll !== undefined) return this.readAll(this.source.readAll.bind(this.source));
+    if (this.source.readAll !== undefined) {
+      // The transport's own buffered read: the hot path of getJSON on undici.
+      this.claim();
+      return this.readAll(this.source.readAll.bind(this.source));
+    }
     const chunks: Uint8Array[] = [];
     let size = 0;
-    let finished = false;
-    try {
-      for await (const chunk of this.source) {
-        size += chunk.byteLength;
-        if (size > this.maxBytes) throw this.tooLarge();
-        chunks.push(chunk);
-      }
-      finished = true;
-    } catch (error) {
-      throw this.watch.mapError(error);
-    } finally {
-      if (!finished) await this.source.cancel();
-      this.watch.done();
+    for await (const chunk of this.body) {
+      size += chunk.byteLength;
+      // Leaving the loop drops the rest of the body and releases the connection.
+      if (size > this.maxBytes) throw this.tooLarge();
+      chunks.push(chunk);
     }
     if (chunks.length === 1) return chunks[0]!;
     return Buffer.concat(chunks, size);
