@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import Provider from 'oidc-provider';
 import { completeLogin } from './login.js';
+import { testStorage } from './storage.js';
 
 /** Resource indicator (RFC 8707) of the protected API; its access tokens are JWTs with this audience. */
 export const API_RESOURCE = 'urn:sluice:api';
@@ -113,6 +114,7 @@ export async function startOIDCProvider(options: OIDCProviderOptions = {}): Prom
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const provider = new Provider(issuer, {
+    adapter: testStorage(),
     jwks: { keys: [await signingKey()] },
     cookies: { keys: ['sluice-testkit-cookie-key'] },
     ttl: {
