@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach } from './close-after-each.js';
 import type { ServerResponse } from 'node:http';
 import { startServer, sendJSON, type TestServer } from '@sluice/testkit';
 import { transports } from './transports.js';
@@ -8,25 +9,20 @@ import {
 
 let server: TestServer | undefined;
 let client: Client | undefined;
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  client = undefined;
-  server = undefined;
-});
+const track = closeAfterEach();
 
 /** A server whose answer the test changes on the fly. */
 async function switchable(): Promise<{ mode: { status: number } }> {
   const mode = { status: 500 };
-  server = await startServer((_req, res) => sendJSON(res, mode.status, { status: mode.status }));
+  server = track(await startServer((_req, res) => sendJSON(res, mode.status, { status: mode.status })));
   return { mode };
 }
 
 function breakerClient(options: CircuitBreakerOptions, changes: CircuitStateChange[] = [], extra: object = {}): Client {
-  client = createClient({
+  client = track(createClient({
     baseURL: server!.origin, retry: false, ...extra,
     circuitBreaker: { onStateChange: (c) => changes.push(c), ...options },
-  });
+  }));
   return client;
 }
 
@@ -67,11 +63,11 @@ describe('circuitBreaker', () => {
   it('half-open lets only halfOpenProbes attempts through; the rest are rejected until a probe answers', async () => {
     const held: (() => void)[] = [];
     let healthy = false;
-    server = await startServer((_req, res) => {
+    server = track(await startServer((_req, res) => {
       if (!healthy) return sendJSON(res, 503, {});
       // Hold each probe until the test has tried to send more.
       held.push(() => sendJSON(res, 200, { ok: true }));
-    });
+    }));
     const changes: CircuitStateChange[] = [];
     const c = breakerClient({ consecutiveFailures: 1, openDuration: 50, halfOpenProbes: 2 }, changes);
     await expect(c.get('x')).rejects.toBeInstanceOf(HttpError);
@@ -111,7 +107,7 @@ describe('circuitBreaker', () => {
 
   it('opens on the failure ratio in the window even without a run of consecutive failures', async () => {
     let n = 0;
-    server = await startServer((_req, res) => sendJSON(res, n++ % 2 === 0 ? 200 : 502, {}));
+    server = track(await startServer((_req, res) => sendJSON(res, n++ % 2 === 0 ? 200 : 502, {})));
     const c = breakerClient({ consecutiveFailures: 100, failureRatio: 0.5, minimumRequests: 10, window: 10_000 }, [], { throwHttpErrors: false });
     for (let i = 0; i < 10; i++) {
       expect(c.circuitState()).toBe('closed');
@@ -124,7 +120,7 @@ describe('circuitBreaker', () => {
 
   it('4xx answers, 429 included, do not count as failures', async () => {
     let n = 0;
-    server = await startServer((_req, res) => sendJSON(res, n++ % 2 === 0 ? 404 : 429, {}));
+    server = track(await startServer((_req, res) => sendJSON(res, n++ % 2 === 0 ? 404 : 429, {})));
     const c = breakerClient({ consecutiveFailures: 2, minimumRequests: 2 }, [], { pauseOnRetryAfter: false });
     for (let i = 0; i < 8; i++) await expect(c.get('x')).rejects.toBeInstanceOf(HttpError);
     expect(c.circuitState()).toBe('closed');
@@ -132,7 +128,7 @@ describe('circuitBreaker', () => {
   });
 
   it('timeouts on a hanging server count as failures', async () => {
-    server = await startServer(() => undefined);
+    server = track(await startServer(() => undefined));
     const c = breakerClient({ consecutiveFailures: 2 }, [], { timeout: 40 });
     await expect(c.get('hang')).rejects.toBeInstanceOf(TimeoutError);
     await expect(c.get('hang')).rejects.toBeInstanceOf(TimeoutError);
@@ -157,18 +153,18 @@ describe('circuitBreaker', () => {
 
   it('with retries on, an opening circuit stops the retry loop instead of hammering the server', async () => {
     await switchable();
-    client = createClient({
+    client = track(createClient({
       baseURL: server!.origin,
       retry: { maxAttempts: 10, waitBase: 2 },
       circuitBreaker: { consecutiveFailures: 3, openDuration: 10_000 },
-    });
+    }));
     await expect(client.get('x')).rejects.toBeInstanceOf(CircuitOpenError);
     expect(server!.requests).toHaveLength(3);
   });
 
   it('an observer that throws does not break requests', async () => {
     await switchable();
-    client = createClient({ baseURL: server!.origin, retry: false, circuitBreaker: { consecutiveFailures: 1, onStateChange: () => { throw new Error('bad observer'); } } });
+    client = track(createClient({ baseURL: server!.origin, retry: false, circuitBreaker: { consecutiveFailures: 1, onStateChange: () => { throw new Error('bad observer'); } } }));
     await expect(client.get('x')).rejects.toBeInstanceOf(HttpError);
     await expect(client.get('x')).rejects.toBeInstanceOf(CircuitOpenError);
   });
@@ -178,24 +174,20 @@ describe('circuitBreaker', () => {
 describe.each(transports)('circuitBreaker (%s transport)', (_name, makeTransport) => {
   it('connection resets, before the headers or in the middle of the body, count as failures', async () => {
     let n = 0;
-    server = await startServer((req, res: ServerResponse) => {
+    server = track(await startServer((req, res: ServerResponse) => {
       if (n++ === 0) return void req.socket.destroy();
       // Headers and half a body, then the connection drops.
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
       res.write('{"partial":');
       setImmediate(() => req.socket.destroy());
-    });
-    const transport = makeTransport();
-    try {
-      const c = breakerClient({ consecutiveFailures: 2 }, [], { transport });
-      await expect(c.get('x')).rejects.toBeInstanceOf(NetworkError);
-      expect(c.circuitState()).toBe('closed');
-      await expect(c.getJSON('x')).rejects.toBeInstanceOf(NetworkError);
-      expect(c.circuitState()).toBe('open');
-      await expect(c.get('x')).rejects.toBeInstanceOf(CircuitOpenError);
-      expect(server.requests).toHaveLength(2);
-    } finally {
-      await transport.close();
-    }
+    }));
+    const transport = track(makeTransport());
+    const c = breakerClient({ consecutiveFailures: 2 }, [], { transport });
+    await expect(c.get('x')).rejects.toBeInstanceOf(NetworkError);
+    expect(c.circuitState()).toBe('closed');
+    await expect(c.getJSON('x')).rejects.toBeInstanceOf(NetworkError);
+    expect(c.circuitState()).toBe('open');
+    await expect(c.get('x')).rejects.toBeInstanceOf(CircuitOpenError);
+    expect(server.requests).toHaveLength(2);
   });
 });

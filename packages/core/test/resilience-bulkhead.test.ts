@@ -1,15 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach } from './close-after-each.js';
 import { startServer, sendJSON, type TestServer } from '@sluice/testkit';
 import { AbortError, BulkheadRejectedError, createClient, type Client } from '@sluice/core';
 
 let server: TestServer | undefined;
 let client: Client | undefined;
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  client = undefined;
-  server = undefined;
-});
+const track = closeAfterEach();
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -17,15 +13,15 @@ describe('bulkhead', () => {
   it('a slow server never sees more than maxConcurrent requests of the client at once', async () => {
     let inFlight = 0;
     let peak = 0;
-    server = await startServer((_req, res) => {
+    server = track(await startServer((_req, res) => {
       inFlight++;
       peak = Math.max(peak, inFlight);
       setTimeout(() => {
         inFlight--;
         sendJSON(res, 200, { ok: true });
       }, 30);
-    });
-    client = createClient({ baseURL: server.origin, bulkhead: { maxConcurrent: 3 } });
+    }));
+    client = track(createClient({ baseURL: server.origin, bulkhead: { maxConcurrent: 3 } }));
     const results = await Promise.all(Array.from({ length: 12 }, (_, i) => client!.getJSON(`r/${i}`)));
     expect(results).toHaveLength(12);
     expect(peak).toBeLessThanOrEqual(3);
@@ -36,10 +32,10 @@ describe('bulkhead', () => {
 
   it('a full queue rejects at once; aborting a waiter frees its place at once and it is never sent', async () => {
     const held: (() => void)[] = [];
-    server = await startServer((_req, res) => {
+    server = track(await startServer((_req, res) => {
       held.push(() => sendJSON(res, 200, { ok: true }));
-    });
-    client = createClient({ baseURL: server.origin, bulkhead: { maxConcurrent: 1, maxQueue: 1 } });
+    }));
+    client = track(createClient({ baseURL: server.origin, bulkhead: { maxConcurrent: 1, maxQueue: 1 } }));
     const first = client.getJSON('first');
     const controller = new AbortController();
     const second = client.get('second', { signal: controller.signal }).catch((e: unknown) => e);
@@ -68,8 +64,8 @@ describe('bulkhead', () => {
   });
 
   it('a failed request gives its slot back', async () => {
-    server = await startServer((_req, res) => sendJSON(res, 500, {}));
-    client = createClient({ baseURL: server.origin, retry: false, bulkhead: { maxConcurrent: 1, maxQueue: 0 } });
+    server = track(await startServer((_req, res) => sendJSON(res, 500, {})));
+    client = track(createClient({ baseURL: server.origin, retry: false, bulkhead: { maxConcurrent: 1, maxQueue: 0 } }));
     for (let i = 0; i < 3; i++) await expect(client.get('x')).rejects.toMatchObject({ status: 500 });
     expect(server.requests).toHaveLength(3);
   });

@@ -1,18 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach } from './close-after-each.js';
 import { startServer, sendJSON, type TestServer } from '@sluice/testkit';
 import { AbortError, createClient, RateLimitError, SluiceError, UndiciTransport, type Client } from '@sluice/core';
 
 let server: TestServer | undefined;
 let client: Client | undefined;
 let transport: UndiciTransport | undefined;
-afterEach(async () => {
-  await client?.close();
-  await transport?.close();
-  transport = undefined;
-  await server?.close();
-  client = undefined;
-  server = undefined;
-});
+const track = closeAfterEach();
 
 /** Most server arrivals inside any window of `ms` that starts at an arrival. */
 function maxInWindow(times: number[], ms: number): number {
@@ -29,14 +23,14 @@ const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 
 describe('rateLimit (token bucket)', () => {
   it('the server never sees more than rate + burst requests in any second, nor bursts above the bucket', async () => {
-    server = await startServer((_req, res) => sendJSON(res, 200, { ok: true }));
+    server = track(await startServer((_req, res) => sendJSON(res, 200, { ok: true })));
     // Open the pool's sockets first, so that connection set-up cannot delay the burst at the server.
-    transport = new UndiciTransport();
+    transport = track(new UndiciTransport());
     const warm = createClient({ baseURL: server.origin, transport });
     await Promise.all(Array.from({ length: 5 }, () => warm.getJSON('warm-up')));
     server.requests.length = 0;
     // Tokens 100 ms apart: scheduling jitter on this shared machine cannot squeeze an extra one into a window.
-    client = createClient({ baseURL: server.origin, transport, rateLimit: { requestsPerSecond: 10, burst: 3 } });
+    client = track(createClient({ baseURL: server.origin, transport, rateLimit: { requestsPerSecond: 10, burst: 3 } }));
     const started = performance.now();
     await Promise.all(Array.from({ length: 15 }, (_, i) => client!.getJSON(`r/${i}`)));
     const elapsed = performance.now() - started;
@@ -51,15 +45,15 @@ describe('rateLimit (token bucket)', () => {
 
   it('every retry takes a token as well', async () => {
     const seen = new Set<string>();
-    server = await startServer((req, res) => {
+    server = track(await startServer((req, res) => {
       // Each path fails once with 503, then succeeds.
       if (!seen.has(req.url!)) {
         seen.add(req.url!);
         return sendJSON(res, 503, {});
       }
       sendJSON(res, 200, {});
-    });
-    client = createClient({ baseURL: server.origin, rateLimit: { requestsPerSecond: 20, burst: 1 }, retry: { waitBase: 1, maxAttempts: 2 } });
+    }));
+    client = track(createClient({ baseURL: server.origin, rateLimit: { requestsPerSecond: 20, burst: 1 }, retry: { waitBase: 1, maxAttempts: 2 } }));
     await Promise.all(Array.from({ length: 6 }, (_, i) => client!.getJSON(`r/${i}`)));
     const times = server.requests.map((r) => r.at);
     expect(times).toHaveLength(12);
@@ -68,8 +62,8 @@ describe('rateLimit (token bucket)', () => {
   });
 
   it('failFast rejects with RateLimitError at once, saying when a token frees up, and sends nothing', async () => {
-    server = await startServer((_req, res) => sendJSON(res, 200, {}));
-    client = createClient({ baseURL: server.origin, rateLimit: { requestsPerSecond: 1, burst: 1, failFast: true } });
+    server = track(await startServer((_req, res) => sendJSON(res, 200, {})));
+    client = track(createClient({ baseURL: server.origin, rateLimit: { requestsPerSecond: 1, burst: 1, failFast: true } }));
     await client.getJSON('a');
     const error = await client.getJSON('b').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
@@ -80,16 +74,16 @@ describe('rateLimit (token bucket)', () => {
   });
 
   it('a request can ask to fail fast on a client that waits', async () => {
-    server = await startServer((_req, res) => sendJSON(res, 200, {}));
-    client = createClient({ baseURL: server.origin, rateLimit: { requestsPerSecond: 1, burst: 1 } });
+    server = track(await startServer((_req, res) => sendJSON(res, 200, {})));
+    client = track(createClient({ baseURL: server.origin, rateLimit: { requestsPerSecond: 1, burst: 1 } }));
     await client.getJSON('a');
     await expect(client.getJSON('b', { failFast: true })).rejects.toMatchObject({ name: 'RateLimitError', reason: 'no-token' });
     expect(server.requests).toHaveLength(1);
   });
 
   it('a full queue rejects at once; aborting a waiter frees its place immediately; close() rejects the rest', async () => {
-    server = await startServer((_req, res) => sendJSON(res, 200, {}));
-    client = createClient({ baseURL: server.origin, rateLimit: { requestsPerSecond: 1, burst: 1, maxQueue: 1 } });
+    server = track(await startServer((_req, res) => sendJSON(res, 200, {})));
+    client = track(createClient({ baseURL: server.origin, rateLimit: { requestsPerSecond: 1, burst: 1, maxQueue: 1 } }));
     await client.getJSON('first');
     const controller = new AbortController();
     const waiting = client.get('second', { signal: controller.signal }).catch((e: unknown) => e);
@@ -115,8 +109,8 @@ describe('rateLimit (token bucket)', () => {
   });
 
   it('an already aborted signal never enters the queue', async () => {
-    server = await startServer((_req, res) => sendJSON(res, 200, {}));
-    client = createClient({ baseURL: server.origin, rateLimit: { requestsPerSecond: 1, burst: 1, maxQueue: 1 } });
+    server = track(await startServer((_req, res) => sendJSON(res, 200, {})));
+    client = track(createClient({ baseURL: server.origin, rateLimit: { requestsPerSecond: 1, burst: 1, maxQueue: 1 } }));
     await client.getJSON('first');
     await expect(client.get('x', { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(AbortError);
     const controller = new AbortController();

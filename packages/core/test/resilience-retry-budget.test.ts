@@ -1,23 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach } from './close-after-each.js';
 import { startServer, sendJSON, type RecordedRequest, type TestServer } from '@sluice/testkit';
 import { createClient, HttpError, type Client, type ClientOptions } from '@sluice/core';
 
 let server: TestServer | undefined;
 let client: Client | undefined;
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  client = undefined;
-  server = undefined;
-});
+const track = closeAfterEach();
 
 const OFFERED = 40;
 const RETRY = { maxAttempts: 4, waitBase: 20, maxWait: 1000 };
 
 /** A 503 storm: every request fails. Sends OFFERED requests at once, each tagged with an id. */
 async function storm(options: ClientOptions): Promise<RecordedRequest[]> {
-  server = await startServer((_req, res) => sendJSON(res, 503, { down: true }));
-  client = createClient({ baseURL: server.origin, retry: RETRY, ...options });
+  server = track(await startServer((_req, res) => sendJSON(res, 503, { down: true })));
+  client = track(createClient({ baseURL: server.origin, retry: RETRY, ...options }));
   const results = await Promise.all(
     Array.from({ length: OFFERED }, (_, i) => client!.get('orders', { headers: { 'x-request-id': String(i) } }).catch((e: unknown) => e)),
   );
@@ -72,8 +68,8 @@ describe('retry budget during a 503 storm', () => {
 
   it('the default budget leaves a lone request its retries', async () => {
     let n = 0;
-    server = await startServer((_req, res) => sendJSON(res, n++ < 2 ? 503 : 200, { n }));
-    client = createClient({ baseURL: server.origin, retry: { maxAttempts: 3, waitBase: 5 } });
+    server = track(await startServer((_req, res) => sendJSON(res, n++ < 2 ? 503 : 200, { n })));
+    client = track(createClient({ baseURL: server.origin, retry: { maxAttempts: 3, waitBase: 5 } }));
     expect(await client.getJSON('x')).toEqual({ n: 3 });
   });
 });
