@@ -1,5 +1,6 @@
 import { startODataServer, type ODataTestServer } from '@sluice/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { TimeoutError } from '@sluice/core';
 import {
   createODataClient, datetime, ForeignOriginError, guid, int64, ODataError, ODataFormatError, PageError, type ODataClient, type StreamItem,
 } from '../src/index.js';
@@ -157,6 +158,22 @@ for (const [name, root, version] of [['v4', 'v4', '4.0'], ['v2', 'v2', '2.0']] a
         expect(errors[0]!.willRetry).toBe(true);
         if ('failPage' in faults && faults.failPage?.xml) expect((errors[0]!.cause as ODataError).code).not.toBe('');
       }
+    });
+
+    it('a page slower than the timeout is an error item, retried a bounded number of times', async () => {
+      srv.setFaults({ slowFirstByteMs: 400 });
+      const mark = srv.requests.length;
+      const items: StreamItem<Product>[] = [];
+      const slow = od(version, root, { http: { ...fast, timeout: 100 } });
+      for await (const item of slow.from<Product>('Products').stream({ pageRetries: 1 })) items.push(item);
+      expect(items.every((i) => i.error !== undefined)).toBe(true);
+      expect(items.map((i) => (i.error as PageError).willRetry)).toEqual([true, false]);
+      expect((items[0]!.error as PageError).cause).toBeInstanceOf(TimeoutError);
+      expect(since(mark)).toHaveLength(2);
+      // Slow, but within the timeout: every record arrives.
+      srv.setFaults({ slowFirstByteMs: 30 });
+      const rows = await od(version, root, { http: { ...fast, timeout: 2000 } }).from<Product>('Products').list();
+      expect(rows).toHaveLength(250);
     });
 
     it('refuses a foreign next link and a wrong content type', async () => {
