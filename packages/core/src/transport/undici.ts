@@ -40,7 +40,9 @@ class ExchangeSignal {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly onCallerAbort = (): void => this.abort(this.caller!.reason);
 
-  constructor(private readonly caller: AbortSignal | undefined, private readonly timeout: number | false) {
+  private phase: 'headers' | 'body' = 'headers';
+
+  constructor(private readonly caller: AbortSignal | undefined, timeout: number | false) {
     if (caller !== undefined) {
       if (caller.aborted) {
         this.aborted = true;
@@ -54,8 +56,6 @@ class ExchangeSignal {
       this.timer.unref();
     }
   }
-
-  private phase: 'headers' | 'body' = 'headers';
 
   /** Headers arrived: from now on the timer measures silence between body chunks. */
   bodyStarted(): void {
