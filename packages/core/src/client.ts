@@ -1,4 +1,5 @@
 import { AbortError, ConfigError, DecodeError, HttpError, NetworkError, RedirectError, SluiceError, TimeoutError } from './errors.js';
+import { EventSink } from './events.js';
 import { ResponseHeaders } from './headers.js';
 import { checkHeaders, checkRetry, checkTimeout, resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
 import type { Plugin, PluginRequest } from './plugin.js';
@@ -10,6 +11,7 @@ import { CircuitBreakers, type CircuitState, type CircuitTicket } from './resili
 import { closableSleep } from './resilience/closable-sleep.js';
 import { OriginPauses } from './resilience/origin-pause.js';
 import { RetryBudget } from './resilience/retry-budget.js';
+import { isRateLimiter, type RateLimiter } from './resilience/options.js';
 import { TokenBucket } from './resilience/token-bucket.js';
 import { isTransportTimeout, type BodyInit, type Transport, type TransportBody } from './transport/types.js';
 import { UndiciTransport } from './transport/undici.js';
@@ -105,6 +107,8 @@ function isReplayable(body: BodyInit | undefined): boolean {
 export class Client {
   /** The validated options, defaults filled in. */
   readonly options: Readonly<ResolvedOptions>;
+  /** Where the client's events go (the `onEvent` option is its first listener); plugins and OData emit here too. */
+  readonly events: EventSink;
   private readonly transport: Transport;
   private readonly ownsTransport: boolean;
   private readonly strategy: ResolutionStrategy;
@@ -117,7 +121,7 @@ export class Client {
   /** Whether the default headers carry credentials (only sent to the base URL's origin). */
   private readonly defaultCredentials: boolean;
   // Resilience parts: each undefined when its option is off, so the hot path skips it with one check.
-  private readonly limiter: TokenBucket | undefined;
+  private readonly limiter: RateLimiter | undefined;
   private readonly breakers: CircuitBreakers | undefined;
   private readonly budget: RetryBudget | undefined;
   private readonly bulkhead: Bulkhead | undefined;
@@ -134,6 +138,7 @@ export class Client {
     // Headers the transport always wants (accept-encoding) go under the caller's defaults, once, not per request.
     if (this.transport.defaultHeaders !== undefined) resolved.headers = { ...this.transport.defaultHeaders, ...resolved.headers };
     this.options = resolved;
+    this.events = new EventSink(resolved.onEvent === undefined ? [] : [resolved.onEvent]);
     const { baseURL } = resolved;
     this.strategy = baseURL === undefined ? 'rfc3986' : strategyFor({ baseURL, urlNormalization: resolved.urlNormalization });
     this.base = baseURL === undefined ? undefined : splitBase(baseURL);
@@ -145,7 +150,7 @@ export class Client {
       ...this.options.plugins.flatMap((p) => (p.credentialHeaders ?? []).map((h) => h.toLowerCase())),
     ];
     const { rateLimit, circuitBreaker, retryBudget, bulkhead, pauseOnRetryAfter } = this.options.resilience;
-    this.limiter = rateLimit && new TokenBucket(rateLimit);
+    this.limiter = rateLimit && (isRateLimiter(rateLimit) ? rateLimit : new TokenBucket(rateLimit));
     this.breakers = circuitBreaker && new CircuitBreakers(circuitBreaker);
     this.budget = retryBudget && new RetryBudget(retryBudget);
     this.bulkhead = bulkhead && new Bulkhead(bulkhead);
@@ -300,7 +305,7 @@ export class Client {
     this.closed = true;
     const reason = new SluiceError('The client is closed');
     this.closing.abort(reason);
-    this.limiter?.close(reason);
+    this.limiter?.close?.(reason);
     this.bulkhead?.close(reason);
     this.pauses?.close(reason);
     for (const plugin of this.options.plugins) await plugin.close?.();
@@ -461,7 +466,7 @@ export class Client {
         this.breakers!.record(ticket, raw.status >= 500 ? 'failure' : 'success');
         ticket = undefined;
       }
-      if ((raw.status === 429 || raw.status === 503) && this.pauses !== undefined) this.pauseOrigin(attempt.origin, raw.headers['retry-after']);
+      if ((raw.status === 429 || raw.status === 503) && this.pauses !== undefined) this.pauseOrigin(attempt.origin, raw.status, raw.headers['retry-after']);
       let body = raw.body;
       const breakers = this.breakers;
       let bodyDone = NOTHING;
@@ -504,9 +509,12 @@ export class Client {
   }
 
   /** RFC 9110 section 10.2.3 / RFC 6585 section 4: hold back every caller's attempts to `origin` until Retry-After. */
-  private pauseOrigin(origin: string, retryAfter: string | undefined): void {
+  private pauseOrigin(origin: string, status: number, retryAfter: string | undefined): void {
     const ms = parseRetryAfter(retryAfter);
-    if (ms !== undefined && ms > 0) this.pauses!.pause(origin, Math.min(ms, this.maxPause));
+    if (ms === undefined || ms <= 0) return;
+    const pauseMs = Math.min(ms, this.maxPause);
+    this.pauses!.pause(origin, pauseMs);
+    this.events.emit('origin.paused', { origin, status, pauseMs, retryAfterMs: ms });
   }
 }
 

@@ -7,6 +7,8 @@
  */
 export { Client, createClient, type RequestOptions, type ShortcutOptions } from './client.js';
 export type { ClientOptions, ResolvedOptions } from './options.js';
+export { checkOptionKeys } from './option-keys.js';
+export { EventSink, type SluiceEventMap, type SluiceEvent, type SluiceEventOf, type SluiceEventListener } from './events.js';
 export {
   SluiceError, ConfigError, HttpError, TimeoutError, AbortError, NetworkError, DecodeError, RedirectError,
   CircuitOpenError, RateLimitError, BulkheadRejectedError,
@@ -17,9 +19,9 @@ export type { Plugin, PluginRequest, PluginVerdict } from './plugin.js';
 export { DEFAULT_RETRY, backoffDelay, parseRetryAfter, type RetryOptions } from './retry.js';
 export { sleep } from './sleep.js';
 export {
-  TokenBucket, CircuitBreakers, OriginCircuit, RetryBudget, Bulkhead, OriginPauses, WaitQueue, SlidingCounter, RESILIENCE_DEFAULTS,
+  TokenBucket, isRateLimiter, CircuitBreakers, OriginCircuit, RetryBudget, Bulkhead, OriginPauses, WaitQueue, SlidingCounter, RESILIENCE_DEFAULTS,
   type CircuitState, type CircuitStateChange, type CircuitTicket, type AttemptOutcome,
-  type RateLimitOptions, type CircuitBreakerOptions, type RetryBudgetOptions, type BulkheadOptions, type PauseOnRetryAfterOptions,
+  type RateLimitOptions, type RateLimiter, type CircuitBreakerOptions, type RetryBudgetOptions, type BulkheadOptions, type PauseOnRetryAfterOptions,
   type ResolvedResilience,
 } from './resilience/index.js';
 export { redactURL, CREDENTIAL_HEADERS } from './redact.js';

@@ -1,7 +1,8 @@
 import { ConfigError } from './errors.js';
+import type { SluiceEventListener } from './events.js';
 import type { Plugin } from './plugin.js';
 import {
-  resolveResilience, type BulkheadOptions, type CircuitBreakerOptions, type PauseOnRetryAfterOptions, type RateLimitOptions,
+  resolveResilience, type BulkheadOptions, type CircuitBreakerOptions, type PauseOnRetryAfterOptions, type RateLimiter, type RateLimitOptions,
   type ResolvedResilience, type RetryBudgetOptions,
 } from './resilience/options.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry.js';
@@ -46,8 +47,11 @@ export interface ClientOptions {
   throwHttpErrors?: boolean;
   /** Largest body `json()`, `text()` and `bytes()` will buffer, in bytes. Default 64 MiB. */
   maxResponseBytes?: number;
-  /** Client-side token-bucket rate limit over every attempt. Default off. See RESILIENCE.md. */
-  rateLimit?: RateLimitOptions | false;
+  /**
+   * Client-side token-bucket rate limit over every attempt, or a {@link RateLimiter} of your own (such as
+   * a budget shared between processes). Default off. See RESILIENCE.md.
+   */
+  rateLimit?: RateLimitOptions | RateLimiter | false;
   /** Per-origin circuit breaker; `true` uses the defaults. Default off. See RESILIENCE.md. */
   circuitBreaker?: CircuitBreakerOptions | boolean;
   /** Client-wide cap on retries (20 % of recent requests + 10/s). Default on; `false` disables. */
@@ -56,6 +60,8 @@ export interface ClientOptions {
   bulkhead?: BulkheadOptions | false;
   /** Pause an origin for every caller after a 429/503 with `Retry-After` (at most 60 s). Default on. */
   pauseOnRetryAfter?: PauseOnRetryAfterOptions | boolean;
+  /** Receives the client's events (see {@link SluiceEventMap}); more listeners with `client.events.on()`. */
+  onEvent?: SluiceEventListener;
 }
 
 /** Options after validation and defaults. */
@@ -71,6 +77,7 @@ export interface ResolvedOptions {
   maxResponseBytes: number;
   /** Rate limit, breaker, retry budget, bulkhead and pause settings; `undefined` entries are off. */
   resilience: ResolvedResilience;
+  onEvent: SluiceEventListener | undefined;
 }
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -156,6 +163,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   if (!isPositiveInt(maxRedirects, 0)) throw new ConfigError('maxRedirects', `must be an integer >= 0, got ${String(maxRedirects)}`);
   const maxResponseBytes = options.maxResponseBytes ?? 64 * 1024 * 1024;
   if (!isPositiveInt(maxResponseBytes, 1)) throw new ConfigError('maxResponseBytes', `must be an integer >= 1, got ${String(maxResponseBytes)}`);
+  if (options.onEvent !== undefined && typeof options.onEvent !== 'function') throw new ConfigError('onEvent', 'must be a function');
   const throwHttpErrors = options.throwHttpErrors ?? true;
   if (typeof throwHttpErrors !== 'boolean') throw new ConfigError('throwHttpErrors', 'must be a boolean');
   return {
@@ -169,5 +177,6 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     throwHttpErrors,
     maxResponseBytes,
     resilience: resolveResilience(options),
+    onEvent: options.onEvent,
   };
 }

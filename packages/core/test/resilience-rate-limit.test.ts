@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { closeAfterEach } from './close-after-each.js';
 import { startServer, sendJSON, type TestServer } from '@sluice/testkit';
-import { AbortError, createClient, RateLimitError, SluiceError, UndiciTransport, type Client } from '@sluice/core';
+import { AbortError, createClient, RateLimitError, SluiceError, UndiciTransport, type Client, type RateLimiter } from '@sluice/core';
 
 let server: TestServer | undefined;
 let client: Client | undefined;
@@ -119,5 +119,29 @@ describe('rateLimit (token bucket)', () => {
     controller.abort();
     expect(await queued).toBeInstanceOf(AbortError);
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('a rate limiter of the caller\'s own', () => {
+  it('is asked for a permit on every attempt, and its refusal fails the request without sending', async () => {
+    const s = track(await startServer((_req, res) => sendJSON(res, 200, { ok: true })));
+    let permits = 0;
+    let closedWith: unknown;
+    const limiter: RateLimiter = {
+      take(_signal, failFast) {
+        permits++;
+        if (permits === 2) return new Promise((resolve) => setImmediate(resolve));
+        if (permits === 3 && failFast === true) throw new RateLimitError('no-token', 100, 'shared');
+        return undefined;
+      },
+      close(reason) { closedWith = reason; },
+    };
+    const client = createClient({ baseURL: s.origin, rateLimit: limiter });
+    await client.getJSON('a');
+    await client.getJSON('b');
+    await expect(client.get('c', { failFast: true })).rejects.toBeInstanceOf(RateLimitError);
+    expect(s.requests.map((r) => r.url)).toEqual(['/a', '/b']);
+    await client.close();
+    expect(closedWith).toBeInstanceOf(Error);
   });
 });

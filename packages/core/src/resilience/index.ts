@@ -14,7 +14,7 @@ export { WaitQueue } from './wait-queue.js';
 export { SlidingCounter } from './sliding-counter.js';
 export { closableSleep } from './closable-sleep.js';
 export {
-  RESILIENCE_DEFAULTS, resolveResilience,
-  type RateLimitOptions, type CircuitBreakerOptions, type RetryBudgetOptions, type BulkheadOptions,
+  RESILIENCE_DEFAULTS, resolveResilience, isRateLimiter,
+  type RateLimitOptions, type RateLimiter, type CircuitBreakerOptions, type RetryBudgetOptions, type BulkheadOptions,
   type PauseOnRetryAfterOptions, type ResolvedResilience, type ResilienceInput,
 } from './options.js';

@@ -23,6 +23,32 @@ export interface RateLimitOptions {
 }
 
 /**
+ * A rate limiter the client can use instead of its own token bucket (`rateLimit: myLimiter`), for
+ * example one that shares a budget between processes (`@sluice/redis`). Each attempt calls `take` once.
+ *
+ * @example
+ * ```ts
+ * const limiter: RateLimiter = { take: (signal) => sharedBudget.acquire(signal) }
+ * createClient({ baseURL, rateLimit: limiter })
+ * ```
+ */
+export interface RateLimiter {
+  /**
+   * Takes one permit: `undefined` when it was granted at once (the cheap path), else a promise that
+   * resolves when it is granted and rejects with the signal's reason on abort. Throws (or rejects with)
+   * {@link RateLimitError} when the request is refused; `failFast` is the request's override of waiting.
+   */
+  take(signal: AbortSignal | undefined, failFast?: boolean): Promise<void> | undefined;
+  /** Called by `client.close()`: reject waiters with `reason`, stop timers. */
+  close?(reason: unknown): void;
+}
+
+/** Whether a `rateLimit` option is a {@link RateLimiter} object rather than {@link RateLimitOptions}. */
+export function isRateLimiter(value: unknown): value is RateLimiter {
+  return typeof value === 'object' && value !== null && typeof (value as RateLimiter).take === 'function';
+}
+
+/**
  * Per-origin circuit breaker (`circuitBreaker` option). 5xx responses, timeouts and network errors
  * count as failures; 4xx responses and caller aborts do not. The breaker opens after
  * `consecutiveFailures` failures in a row, or when at least `minimumRequests` attempts in the last
@@ -108,7 +134,8 @@ export interface PauseOnRetryAfterOptions {
 
 /** Resilience settings after validation, defaults filled in; `undefined` means off. */
 export interface ResolvedResilience {
-  rateLimit: Required<RateLimitOptions> | undefined;
+  /** The token bucket's settings, or the caller's own limiter. */
+  rateLimit: Required<RateLimitOptions> | RateLimiter | undefined;
   circuitBreaker: Required<Omit<CircuitBreakerOptions, 'onStateChange'>> & Pick<CircuitBreakerOptions, 'onStateChange'> | undefined;
   retryBudget: Required<RetryBudgetOptions> | undefined;
   bulkhead: Required<BulkheadOptions> | undefined;
@@ -117,7 +144,7 @@ export interface ResolvedResilience {
 
 /** The resilience options of `createClient`, as {@link resolveResilience} reads them. */
 export interface ResilienceInput {
-  rateLimit?: RateLimitOptions | false;
+  rateLimit?: RateLimitOptions | RateLimiter | false;
   circuitBreaker?: CircuitBreakerOptions | boolean;
   retryBudget?: RetryBudgetOptions | boolean;
   bulkhead?: BulkheadOptions | false;
@@ -164,7 +191,9 @@ function flag(option: string, value: unknown): boolean {
 export function resolveResilience(input: ResilienceInput): ResolvedResilience {
   const d = RESILIENCE_DEFAULTS;
   let rateLimit: ResolvedResilience['rateLimit'];
-  if (input.rateLimit !== undefined && input.rateLimit !== false) {
+  if (isRateLimiter(input.rateLimit)) {
+    rateLimit = input.rateLimit;
+  } else if (input.rateLimit !== undefined && input.rateLimit !== false) {
     const o = objectOption('rateLimit', input.rateLimit);
     rateLimit = {
       requestsPerSecond: positive('rateLimit.requestsPerSecond', o.requestsPerSecond),

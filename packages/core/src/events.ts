@@ -1,0 +1,73 @@
+/**
+ * Every event a client reports, by type. Packages built on the core add their own entries by module
+ * augmentation, so one `onEvent` listener receives the events of core, OAuth and OData alike, typed:
+ *
+ * ```ts
+ * declare module '@sluice/core' {
+ *   interface SluiceEventMap { 'odata.link.rebased': { from: string; to: string } }
+ * }
+ * ```
+ *
+ * Names are dotted, from the general to the particular (`origin.paused`, `odata.link.rebased`). No
+ * payload ever carries a credential: URLs in events are redacted.
+ */
+export interface SluiceEventMap {
+  /** A `429`/`503` with `Retry-After` paused every attempt to `origin` for `pauseMs` (capped at `maxPause`). */
+  'origin.paused': { origin: string; status: number; pauseMs: number; retryAfterMs: number };
+}
+
+/** One event: its `type` and the payload {@link SluiceEventMap} gives for that type. */
+export type SluiceEvent = {
+  [K in keyof SluiceEventMap]: { readonly type: K } & Readonly<SluiceEventMap[K]>;
+}[keyof SluiceEventMap];
+
+/** The event of one type. */
+export type SluiceEventOf<K extends keyof SluiceEventMap> = Extract<SluiceEvent, { type: K }>;
+
+/** Receives events (`onEvent` option, or {@link EventSink.on}). What it throws is ignored. */
+export type SluiceEventListener = (event: SluiceEvent) => void;
+
+/**
+ * Where a client's events go. Emitting costs one property check when nobody listens: guard payloads
+ * that cost something to build with {@link EventSink.enabled}.
+ *
+ * @example
+ * ```ts
+ * const off = client.events.on((e) => { if (e.type === 'origin.paused') console.warn(e.origin, e.pauseMs) })
+ * off()   // stop listening
+ * ```
+ */
+export class EventSink {
+  private listeners: readonly SluiceEventListener[];
+
+  constructor(listeners: readonly SluiceEventListener[] = []) {
+    this.listeners = listeners;
+  }
+
+  /** Whether anyone listens. */
+  get enabled(): boolean {
+    return this.listeners.length > 0;
+  }
+
+  /** Adds a listener; returns a function that removes it. */
+  on(listener: SluiceEventListener): () => void {
+    this.listeners = [...this.listeners, listener];
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+
+  /** Reports an event to every listener. A listener that throws does not disturb the request. */
+  emit<K extends keyof SluiceEventMap>(type: K, data: SluiceEventMap[K]): void {
+    const listeners = this.listeners;
+    if (listeners.length === 0) return;
+    const event = { type, ...data } as unknown as SluiceEvent;
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A faulty listener must not turn into a failed request.
+      }
+    }
+  }
+}
