@@ -1,8 +1,7 @@
 import { ConfigError, createClient, DEFAULT_RETRY, type Client, type ClientOptions } from '@sluice/core';
 import { ODataFormatError } from './errors.js';
-import { parseCsdlJson } from './metadata/csdl-json.js';
-import { parseEdmx } from './metadata/edmx.js';
 import type { EntityTypeInfo, ServiceMetadata } from './metadata/model.js';
+import { readMetadataResponse } from './metadata/read.js';
 import type { ODataProtocol, ODataVersion } from './protocol/types.js';
 import { Query, type QueryHost, type ReadOptions } from './query/query.js';
 import { expectJson, send, type ReadContext } from './read/context.js';
@@ -138,8 +137,7 @@ export class ODataClient implements QueryHost {
     const ctx = { ...this.context(this.protocol ?? v4, undefined), headers: {} };
     const response = await send(ctx, `${this.serviceURL}$metadata`, signal, 'application/xml');
     const declared = protocolFor(response.headers.get('odata-version')) ?? protocolFor(response.headers.get('dataserviceversion'));
-    const text = await response.text();
-    const md = text.trimStart().startsWith('{') ? parseCsdlJson(JSON.parse(text)) : parseEdmx(text);
+    const md = await readMetadataResponse(response);
     this.protocol ??= protocolFor(md.version) ?? declared;
     return md;
   }

@@ -23,6 +23,9 @@ export {
 export type { ODataProtocol, ODataVersion, DecodeContext, PageInfo } from './protocol/types.js';
 export { v2 as odataV2 } from './v2/protocol.js';
 export { v4 as odataV4 } from './v4/protocol.js';
-export { parseEdmx } from './metadata/edmx.js';
+export { parseEdmx, type ParseEdmxOptions } from './metadata/edmx.js';
 export { parseCsdlJson } from './metadata/csdl-json.js';
-export type { ServiceMetadata, EntitySetInfo, EntityTypeInfo, PropertyInfo, NavigationInfo } from './metadata/model.js';
+export { MetadataParseError } from './metadata/parse-error.js';
+export type {
+  ServiceMetadata, EntitySetInfo, EntityTypeInfo, PropertyInfo, NavigationInfo, ComplexTypeInfo, OperationInfo, OperationImportInfo, ParameterInfo,
+} from './metadata/model.js';

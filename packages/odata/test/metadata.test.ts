@@ -1,6 +1,6 @@
 import { startODataServer, type ODataTestServer } from '@sluice/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseCsdlJson, parseEdmx, parseErrorBody } from '../src/index.js';
+import { MetadataParseError, parseCsdlJson, parseEdmx, parseErrorBody } from '../src/index.js';
 
 let srv: ODataTestServer;
 beforeAll(async () => {
@@ -48,9 +48,9 @@ describe('$metadata parsing', () => {
     expect(type.properties.has('A&B')).toBe(true);
   });
 
-  it('rejects documents that are not EDMX', () => {
-    expect(() => parseEdmx('<html><body/></html>')).toThrow(SyntaxError);
-    expect(() => parseEdmx('<edmx:Edmx><a></b></edmx:Edmx>')).toThrow(SyntaxError);
+  it('rejects documents that are not EDMX with a MetadataParseError', () => {
+    expect(() => parseEdmx('<html><body/></html>')).toThrow(MetadataParseError);
+    expect(() => parseEdmx('<edmx:Edmx xmlns:edmx="x"><a></b></edmx:Edmx>')).toThrow(MetadataParseError);
   });
 });
 

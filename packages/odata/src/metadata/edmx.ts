@@ -1,16 +1,33 @@
-import type { EntitySetInfo, EntityTypeInfo, NavigationInfo, PropertyInfo, ServiceMetadata } from './model.js';
-import { childrenNamed, descendants, parseXml, type XmlElement } from './xml.js';
+import {
+  CONCURRENCY_TERM, concurrencyPaths, readComplexType, readEntityType, readOperation, readOperationImport,
+  type AssociationEnds, type NavRole, type Qualify,
+} from './edmx-parts.js';
+import type {
+  ComplexTypeInfo, EntitySetInfo, EntityTypeInfo, NavigationInfo, OperationImportInfo, OperationInfo, PropertyInfo, ServiceMetadata,
+} from './model.js';
+import { MetadataParseError } from './parse-error.js';
+import { childrenNamed, parseXml, type XmlElement } from './xml.js';
 
-const COLLECTION = /^Collection\((.+)\)$/;
+/** Options of {@link parseEdmx}. */
+export interface ParseEdmxOptions {
+  /** How errors name the document (its URL, redacted, or a label). Default `the $metadata document`. */
+  document?: string;
+}
 
-function intAttr(value: string | undefined): number | undefined {
-  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
+/**
+ * What of an EDMX document is kept while parsing: documentation and every annotation except
+ * `OptimisticConcurrency` are dropped, since on SAP and Dataverse services they are most of the bytes.
+ */
+export function edmxSkip(el: XmlElement): boolean {
+  return el.name === 'Documentation' || (el.name === 'Annotation' && !CONCURRENCY_TERM.test(el.attrs['Term'] ?? ''));
 }
 
 /**
  * Reads an EDMX document (OData v4 CSDL XML, or v2's EDMX 1.0 with `m:DataServiceVersion`) into
- * {@link ServiceMetadata}: the declared version, entity types with keys, properties and navigation
- * (v2 navigation resolved through its associations), and the entity sets of every container.
+ * {@link ServiceMetadata}: the declared version, entity and complex types (keys, properties,
+ * navigation, v2 navigation resolved through associations), entity sets with their navigation
+ * bindings and concurrency properties, actions, functions and their imports. Malformed XML or a
+ * document that is not EDMX is a {@link MetadataParseError}.
  *
  * @example
  * ```ts
@@ -18,10 +35,17 @@ function intAttr(value: string | undefined): number | undefined {
  * md.version // '4.0'
  * ```
  */
-export function parseEdmx(xml: string): ServiceMetadata {
-  const doc = parseXml(xml);
-  const edmx = doc.children.find((c) => c.name === 'Edmx');
-  if (!edmx) throw new SyntaxError('Not an EDMX document: no Edmx root element');
+export function parseEdmx(xml: string, options: ParseEdmxOptions = {}): ServiceMetadata {
+  const document = options.document ?? 'the $metadata document';
+  return readEdmx(parseXml(xml, document, edmxSkip), document);
+}
+
+/** {@link parseEdmx} on an already parsed element tree (see `XmlTreeBuilder`). */
+export function readEdmx(doc: XmlElement, document: string): ServiceMetadata {
+  const edmx = doc.children[0];
+  if (!edmx || edmx.name !== 'Edmx') {
+    throw new MetadataParseError(document, `not an EDMX document: the root element is <${edmx?.name ?? ''}>, not <edmx:Edmx>`);
+  }
   const services = childrenNamed(edmx, 'DataServices')[0];
   // v4 declares Version="4.0" on the root; v2 says Version="1.0" and m:DataServiceVersion on DataServices (MS-CSDL, OData v2).
   const version = edmx.attrs['Version'] === '1.0' ? services?.attrs['DataServiceVersion'] ?? '1.0' : edmx.attrs['Version'];
@@ -29,7 +53,7 @@ export function parseEdmx(xml: string): ServiceMetadata {
 
   const aliases = new Map<string, string>();
   for (const schema of schemas) if (schema.attrs['Alias']) aliases.set(schema.attrs['Alias'], schema.attrs['Namespace'] ?? '');
-  const qualify = (name: string | undefined): string | undefined => {
+  const qualify: Qualify = (name) => {
     if (name === undefined) return undefined;
     const dot = name.lastIndexOf('.');
     if (dot < 0) return name;
@@ -37,91 +61,130 @@ export function parseEdmx(xml: string): ServiceMetadata {
     return aliases.has(ns) ? `${aliases.get(ns)}.${name.slice(dot + 1)}` : name;
   };
 
+  const ends = associationEnds(schemas, qualify);
+  const entityTypes = new Map<string, EntityTypeInfo>();
+  const complexTypes = new Map<string, ComplexTypeInfo>();
+  const operations = new Map<string, OperationInfo[]>();
+  const roles = new Map<string, NavRole[]>();
+  const pending: Array<EntityTypeInfo & { key: string[] }> = [];
+  for (const schema of schemas) {
+    const ns = schema.attrs['Namespace'] ?? '';
+    const alias = schema.attrs['Alias'];
+    for (const el of schema.children) {
+      if (el.name === 'EntityType') {
+        const { info, roles: navRoles } = readEntityType(el, ns, qualify, ends);
+        entityTypes.set(info.qualifiedName, info);
+        if (alias) entityTypes.set(`${alias}.${info.name}`, info);
+        roles.set(info.qualifiedName, navRoles);
+        pending.push(info);
+      } else if (el.name === 'ComplexType') {
+        const info = readComplexType(el, ns, qualify);
+        complexTypes.set(info.qualifiedName, info);
+        if (alias) complexTypes.set(`${alias}.${info.name}`, info);
+      } else if (el.name === 'Action' || el.name === 'Function') {
+        const op = readOperation(el, ns, qualify);
+        const overloads = operations.get(op.qualifiedName) ?? [];
+        overloads.push(op);
+        operations.set(op.qualifiedName, overloads);
+        if (alias) operations.set(`${alias}.${op.name}`, overloads);
+      }
+    }
+  }
+  // Derived types inherit the key, properties and navigation of their base type.
+  for (const info of pending) inherit(info, entityTypes);
+
+  const external = externalConcurrency(schemas);
+  const entitySets = new Map<string, EntitySetInfo>();
+  const operationImports = new Map<string, OperationImportInfo>();
+  const associationSets = associationSetEnds(schemas, qualify);
+  for (const schema of schemas) {
+    for (const container of childrenNamed(schema, 'EntityContainer')) {
+      for (const el of container.children) {
+        const name = el.attrs['Name'];
+        if (!name) continue;
+        if (el.name === 'EntitySet') {
+          const entityType = entityTypes.get(qualify(el.attrs['EntityType']) ?? '');
+          entitySets.set(name, readEntitySet(el, name, entityType, external.get(name) ?? [], roles, associationSets));
+        } else if (el.name === 'ActionImport' || el.name === 'FunctionImport') {
+          operationImports.set(name, readOperationImport(el, qualify));
+        }
+      }
+    }
+  }
+  return { version, entitySets, entityTypes, complexTypes, operations, operationImports };
+}
+
+function associationEnds(schemas: XmlElement[], qualify: Qualify): AssociationEnds {
   // v2 navigation goes through associations: Relationship + ToRole -> End Type and Multiplicity.
-  const associationEnds = new Map<string, { type: string | undefined; many: boolean }>();
+  const ends: AssociationEnds = new Map();
   for (const schema of schemas) {
     const ns = schema.attrs['Namespace'] ?? '';
     for (const assoc of childrenNamed(schema, 'Association')) {
-      for (const endEl of childrenNamed(assoc, 'End')) {
-        associationEnds.set(`${ns}.${assoc.attrs['Name']}/${endEl.attrs['Role']}`, {
-          type: qualify(endEl.attrs['Type']), many: endEl.attrs['Multiplicity'] === '*',
-        });
+      for (const end of childrenNamed(assoc, 'End')) {
+        ends.set(`${ns}.${assoc.attrs['Name']}/${end.attrs['Role']}`, { type: qualify(end.attrs['Type']), many: end.attrs['Multiplicity'] === '*' });
       }
     }
   }
+  return ends;
+}
 
-  const entityTypes = new Map<string, EntityTypeInfo>();
-  const pending: Array<{ info: EntityTypeInfo & { key: string[] }; baseType: string | undefined }> = [];
-  for (const schema of schemas) {
-    const ns = schema.attrs['Namespace'] ?? '';
-    for (const el of childrenNamed(schema, 'EntityType')) {
-      const info = readEntityType(el, ns, qualify, associationEnds);
-      entityTypes.set(info.qualifiedName, info);
-      if (schema.attrs['Alias']) entityTypes.set(`${schema.attrs['Alias']}.${info.name}`, info);
-      pending.push({ info, baseType: qualify(el.attrs['BaseType']) });
-    }
-  }
-  // Derived types inherit the key and properties of their base type.
-  const bases = new Map(pending.map((p) => [p.info.qualifiedName, p.baseType]));
-  for (const { info, baseType } of pending) inherit(info, baseType, entityTypes, bases);
-
-  const entitySets = new Map<string, EntitySetInfo>();
+/** v2 association sets: `<qualified association>/<role>` -> entity set, one map per association set. */
+function associationSetEnds(schemas: XmlElement[], qualify: Qualify): Array<Map<string, string>> {
+  const sets: Array<Map<string, string>> = [];
   for (const schema of schemas) {
     for (const container of childrenNamed(schema, 'EntityContainer')) {
-      for (const set of childrenNamed(container, 'EntitySet')) {
-        const name = set.attrs['Name'];
-        if (name) entitySets.set(name, { name, entityType: entityTypes.get(qualify(set.attrs['EntityType']) ?? '') });
+      for (const aset of childrenNamed(container, 'AssociationSet')) {
+        const assoc = qualify(aset.attrs['Association']);
+        const map = new Map<string, string>();
+        for (const end of childrenNamed(aset, 'End')) if (end.attrs['EntitySet']) map.set(`${assoc}/${end.attrs['Role']}`, end.attrs['EntitySet']);
+        sets.push(map);
       }
     }
   }
-  return { version, entitySets, entityTypes };
+  return sets;
 }
 
-function readEntityType(
-  el: XmlElement, ns: string, qualify: (n: string | undefined) => string | undefined,
-  associationEnds: Map<string, { type: string | undefined; many: boolean }>,
-): EntityTypeInfo & { key: string[] } {
-  const name = el.attrs['Name'] ?? '';
-  const key = descendants(childrenNamed(el, 'Key')[0] ?? { name: '', attrs: {}, children: [], text: '' }, 'PropertyRef')
-    .map((r) => r.attrs['Name'] ?? '');
-  const properties = new Map<string, PropertyInfo>();
-  for (const p of childrenNamed(el, 'Property')) {
-    const pname = p.attrs['Name'];
-    if (!pname) continue;
-    properties.set(pname, {
-      name: pname,
-      type: p.attrs['Type'] ?? 'Edm.String',
-      nullable: p.attrs['Nullable'] !== 'false',
-      precision: intAttr(p.attrs['Precision']),
-      scale: intAttr(p.attrs['Scale']),
-    });
-  }
-  const navigation = new Map<string, NavigationInfo>();
-  for (const n of childrenNamed(el, 'NavigationProperty')) {
-    const nname = n.attrs['Name'];
-    if (!nname) continue;
-    if (n.attrs['Type'] !== undefined) {
-      const m = COLLECTION.exec(n.attrs['Type']);
-      navigation.set(nname, { name: nname, type: qualify(m ? m[1] : n.attrs['Type']), collection: m !== null });
-    } else {
-      const end = associationEnds.get(`${qualify(n.attrs['Relationship'])}/${n.attrs['ToRole']}`);
-      navigation.set(nname, { name: nname, type: end?.type, collection: end?.many ?? false });
+/** `OptimisticConcurrency` given in `<Annotations Target="NS.Container/Set">`, by entity set name. */
+function externalConcurrency(schemas: XmlElement[]): Map<string, string[]> {
+  const bySet = new Map<string, string[]>();
+  for (const schema of schemas) {
+    for (const group of childrenNamed(schema, 'Annotations')) {
+      const target = (group.attrs['Target'] ?? '').split('/');
+      if (target.length !== 2 || !target[1]) continue;
+      for (const a of childrenNamed(group, 'Annotation')) bySet.set(target[1], concurrencyPaths(a));
     }
   }
-  return { name, qualifiedName: `${ns}.${name}`, key, properties, navigation };
+  return bySet;
 }
 
-function inherit(
-  info: EntityTypeInfo & { key: string[] }, baseType: string | undefined, types: Map<string, EntityTypeInfo>, bases: Map<string, string | undefined>,
-): void {
+function readEntitySet(
+  el: XmlElement, name: string, entityType: EntityTypeInfo | undefined, external: string[],
+  roles: Map<string, NavRole[]>, associationSets: Array<Map<string, string>>,
+): EntitySetInfo {
+  const bindings = new Map<string, string>();
+  for (const b of childrenNamed(el, 'NavigationPropertyBinding')) {
+    if (b.attrs['Path'] && b.attrs['Target']) bindings.set(b.attrs['Path'], b.attrs['Target']);
+  }
+  // v2: the association set that has this entity set at the navigation's FromRole names the target set.
+  for (const role of entityType ? roles.get(entityType.qualifiedName) ?? [] : []) {
+    const aset = associationSets.find((m) => m.get(`${role.relationship}/${role.fromRole}`) === name);
+    const target = aset?.get(`${role.relationship}/${role.toRole}`);
+    if (target !== undefined) bindings.set(role.nav, target);
+  }
+  const concurrency = new Set(external);
+  for (const a of childrenNamed(el, 'Annotation')) for (const p of concurrencyPaths(a)) concurrency.add(p);
+  for (const p of entityType?.properties.values() ?? []) if (p.concurrency) concurrency.add(p.name);
+  return { name, entityType, navigationBindings: bindings, concurrency: [...concurrency] };
+}
+
+function inherit(info: EntityTypeInfo & { key: string[] }, types: Map<string, EntityTypeInfo>): void {
   const seen = new Set<string>([info.qualifiedName]);
-  let base = baseType ? types.get(baseType) : undefined;
+  let base = info.baseType ? types.get(info.baseType) : undefined;
   while (base && !seen.has(base.qualifiedName)) {
     seen.add(base.qualifiedName);
     if (info.key.length === 0) info.key.push(...base.key);
     for (const [k, v] of base.properties) if (!info.properties.has(k)) (info.properties as Map<string, PropertyInfo>).set(k, v);
     for (const [k, v] of base.navigation) if (!info.navigation.has(k)) (info.navigation as Map<string, NavigationInfo>).set(k, v);
-    const next = bases.get(base.qualifiedName);
-    base = next ? types.get(next) : undefined;
+    base = base.baseType ? types.get(base.baseType) : undefined;
   }
 }

@@ -1,83 +1,87 @@
-/** One XML element: local name (prefix dropped), attributes by local name, children. */
+import { SaxesParser, type SaxesTagNS } from 'saxes';
+import { MetadataParseError } from './parse-error.js';
+
+/** One XML element: local name (prefix dropped), namespace URI, attributes by local name, children. */
 export interface XmlElement {
   name: string;
+  /** Namespace URI of the element ('' when none). */
+  ns: string;
   attrs: Record<string, string>;
   children: XmlElement[];
+  /** Text and CDATA directly inside the element, entities decoded. */
   text: string;
 }
 
-const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-
-/** Decodes the five predefined entities and numeric character references. */
-export function decodeXmlText(text: string): string {
-  return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-z]+);/g, (m, ref: string) => {
-    if (ref.startsWith('#x')) return String.fromCodePoint(parseInt(ref.slice(2), 16));
-    if (ref.startsWith('#')) return String.fromCodePoint(parseInt(ref.slice(1), 10));
-    return ENTITIES[ref] ?? m;
-  });
-}
-
-function localName(qname: string): string {
-  const colon = qname.indexOf(':');
-  return colon < 0 ? qname : qname.slice(colon + 1);
-}
-
-const ATTR = /([^\s=]+)\s*=\s*("([^"]*)"|'([^']*)')/g;
-
 /**
- * A small non-validating XML reader for EDMX and SAP error bodies: elements, attributes and text;
- * comments, processing instructions, doctype and CDATA handled; namespaces reduced to local names
- * (EDMX element names do not clash across its namespaces). Throws on unbalanced tags.
+ * Builds an element tree from XML fed in chunks (so a multi-MB `$metadata` never needs to be one
+ * string), on saxes: a conforming, non-validating parser that resolves namespaces, decodes entities and
+ * character references, and skips comments, processing instructions and the doctype (no external
+ * entities are ever loaded). Any well-formedness error is a {@link MetadataParseError} with position.
+ * Elements `skip` answers true for are dropped with everything inside them, which saves memory on
+ * documents whose bulk is annotations nobody reads.
  */
-export function parseXml(source: string): XmlElement {
-  const root: XmlElement = { name: '#document', attrs: {}, children: [], text: '' };
-  const stack: XmlElement[] = [root];
-  let pos = 0;
-  while (pos < source.length) {
-    const lt = source.indexOf('<', pos);
-    const top = stack[stack.length - 1]!;
-    if (lt < 0) { top.text += decodeXmlText(source.slice(pos)); break; }
-    if (lt > pos) top.text += decodeXmlText(source.slice(pos, lt));
-    if (source.startsWith('<!--', lt)) { pos = end(source, '-->', lt) ; continue; }
-    if (source.startsWith('<?', lt)) { pos = end(source, '?>', lt); continue; }
-    if (source.startsWith('<![CDATA[', lt)) {
-      const close = source.indexOf(']]>', lt);
-      if (close < 0) throw new SyntaxError('Unterminated CDATA section');
-      top.text += source.slice(lt + 9, close);
-      pos = close + 3;
-      continue;
-    }
-    if (source.startsWith('<!', lt)) { pos = end(source, '>', lt); continue; }
-    const gt = source.indexOf('>', lt);
-    if (gt < 0) throw new SyntaxError('Unterminated tag');
-    let body = source.slice(lt + 1, gt);
-    pos = gt + 1;
-    if (body.startsWith('/')) {
-      const name = localName(body.slice(1).trim());
-      const open = stack.pop();
-      if (!open || open === root || open.name !== name) throw new SyntaxError(`Unexpected closing tag </${name}>`);
-      continue;
-    }
-    const selfClosing = body.endsWith('/');
-    if (selfClosing) body = body.slice(0, -1);
-    const space = body.search(/\s/);
-    const name = localName(space < 0 ? body : body.slice(0, space));
-    const attrs: Record<string, string> = {};
-    if (space >= 0) {
-      for (const m of body.slice(space).matchAll(ATTR)) attrs[localName(m[1]!)] = decodeXmlText(m[3] ?? m[4] ?? '');
-    }
-    const element: XmlElement = { name, attrs, children: [], text: '' };
-    top.children.push(element);
-    if (!selfClosing) stack.push(element);
+export class XmlTreeBuilder {
+  readonly root: XmlElement = { name: '#document', ns: '', attrs: {}, children: [], text: '' };
+  private readonly parser = new SaxesParser({ xmlns: true, position: true });
+  private readonly stack: XmlElement[] = [this.root];
+  /** Depth inside a skipped element (0: keeping). */
+  private skipping = 0;
+
+  constructor(private readonly document: string, private readonly skip: (el: XmlElement) => boolean = () => false) {
+    const p = this.parser;
+    p.on('error', (err) => {
+      throw new MetadataParseError(document, err.message.replace(/^\d+:\d+: /, ''), { line: p.line, column: p.column });
+    });
+    p.on('opentag', (tag) => this.open(tag));
+    p.on('closetag', () => {
+      if (this.skipping > 0) this.skipping--;
+      else this.stack.pop();
+    });
+    const text = (t: string): void => {
+      if (this.skipping === 0) this.stack[this.stack.length - 1]!.text += t;
+    };
+    p.on('text', text);
+    p.on('cdata', text);
   }
-  if (stack.length !== 1) throw new SyntaxError(`Unclosed element <${stack[stack.length - 1]!.name}>`);
-  return root;
+
+  private open(tag: SaxesTagNS): void {
+    // saxes reports a closetag for self-closing tags too, so every open is balanced by a close.
+    if (this.skipping > 0) {
+      this.skipping++;
+      return;
+    }
+    const attrs: Record<string, string> = {};
+    for (const a of Object.values(tag.attributes)) {
+      if (a.prefix === 'xmlns' || a.name === 'xmlns') continue;
+      attrs[a.local] = a.value;
+    }
+    const el: XmlElement = { name: tag.local, ns: tag.uri, attrs, children: [], text: '' };
+    if (this.stack.length > 1 && this.skip(el)) {
+      this.skipping = 1;
+      return;
+    }
+    this.stack[this.stack.length - 1]!.children.push(el);
+    this.stack.push(el);
+  }
+
+  /** Feeds the next piece of the document. */
+  write(chunk: string): void {
+    this.parser.write(chunk);
+  }
+
+  /** Ends the document; throws if it is incomplete or has no root element. */
+  close(): XmlElement {
+    this.parser.close();
+    if (this.root.children.length === 0) throw new MetadataParseError(this.document, 'the document has no root element');
+    return this.root;
+  }
 }
 
-function end(source: string, marker: string, from: number): number {
-  const at = source.indexOf(marker, from);
-  if (at < 0) throw new SyntaxError(`Unterminated ${marker}`);
-  return at + marker.length;
+/** Parses a whole XML document held as a string (see {@link XmlTreeBuilder}). */
+export function parseXml(source: string, document = 'the XML document', skip?: (el: XmlElement) => boolean): XmlElement {
+  const builder = new XmlTreeBuilder(document, skip);
+  builder.write(source);
+  return builder.close();
 }
 
 /** Children of `el` named `name`. */
