@@ -17,14 +17,14 @@ interface ApgLib {
 const require = createRequire(import.meta.url);
 const apg = require('apg-js') as { apgApi: new (source: string) => ApgApi; apgLib: ApgLib };
 
-/** The shared copy of the OData ABNF (odata-abnf-construction-rules.txt, OData 4.01). */
-export const ABNF_FILE = fileURLToPath(new URL('../../../../../shared/conformance/odata-abnf/odata-abnf-construction-rules.txt', import.meta.url));
+/** The vendored OData ABNF (odata-abnf-construction-rules.txt, OData 4.01): see odata-abnf/README.md. */
+export const ABNF_FILE = fileURLToPath(new URL('./odata-abnf/odata-abnf-construction-rules.txt', import.meta.url));
 
 let grammar: unknown;
 
 function load(): unknown {
   if (grammar !== undefined) return grammar;
-  if (!existsSync(ABNF_FILE)) throw new Error(`The OData ABNF is not at ${ABNF_FILE}: this test reads shared/ beside the checkout`);
+  if (!existsSync(ABNF_FILE)) throw new Error(`The OData ABNF is not at ${ABNF_FILE}: it is vendored in the repository under packages/odata/test/conformance/odata-abnf/`);
   const api = new apg.apgApi(readFileSync(ABNF_FILE, 'utf8'));
   api.generate();
   if (api.errors.length > 0) throw new Error(`The ABNF did not compile:\n${api.errorsToAscii()}`);
