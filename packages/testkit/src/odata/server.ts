@@ -1,5 +1,5 @@
 // startODataServer: the v4 and v2 demo services on one node:http server on 127.0.0.1.
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { RecordedRequest } from '../http-server.js';
 import { ResultCache } from './collection.js';
@@ -23,6 +23,11 @@ export interface ODataServerOptions {
    * when measuring memory in the same process.
    */
   cacheBytes?: number;
+  /**
+   * Decides whether a request may be served (such as {@link bearerAuthorizer} for OAuth); a refused one
+   * is answered 401 with `WWW-Authenticate: Bearer` and an OData error body. Default: every request.
+   */
+  authorize?: (req: IncomingMessage) => boolean | Promise<boolean>;
 }
 
 /** A running OData test server. */
@@ -71,7 +76,18 @@ export async function startODataServer(options: ODataServerOptions = {}): Promis
     requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: '', at: performance.now() });
     // the service is read-only: drain any request body so keep-alive connections stay usable
     req.resume();
-    route(req, res, ctx).catch(() => res.destroy());
+    const authorize = options.authorize;
+    if (authorize === undefined) {
+      route(req, res, ctx).catch(() => res.destroy());
+      return;
+    }
+    Promise.resolve(authorize(req)).then((allowed) => {
+      if (allowed) return route(req, res, ctx);
+      // RFC 6750 3.1: a missing or invalid token is answered 401 with a Bearer challenge.
+      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' });
+      res.end(JSON.stringify({ error: { code: 'Unauthorized', message: 'a valid bearer token is required' } }));
+      return undefined;
+    }).catch(() => res.destroy());
   });
   server.on('connection', (socket) => {
     sockets.add(socket);

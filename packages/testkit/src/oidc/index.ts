@@ -3,3 +3,4 @@ export {
   type OIDCProvider, type OIDCProviderOptions, type TokenFault, type GrantRecord,
 } from './provider.js';
 export { startProtectedAPI, type ProtectedAPI, type APIRequestRecord } from './protected-api.js';
+export { bearerAuthorizer } from './bearer.js';

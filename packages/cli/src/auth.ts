@@ -1,0 +1,115 @@
+import type { Plugin } from '@sluice/core';
+import { oauth2, type OAuth2Config } from '@sluice/oauth';
+import { authorizeInBrowser } from './browser-login.js';
+import { UsageError } from './errors.js';
+import type { Terminal } from './terminal.js';
+
+/** The auth flags of every command; each also reads an environment variable (flags win). */
+export interface AuthFlags {
+  token?: string;
+  user?: string;
+  password?: string;
+  clientId?: string;
+  clientSecret?: string;
+  tokenUrl?: string;
+  authUrl?: string;
+  scope?: string[];
+  tokenParam?: string[];
+  browser?: boolean;
+}
+
+/** Environment variable of each auth setting. */
+export const AUTH_ENV = {
+  token: 'SLUICE_TOKEN',
+  user: 'SLUICE_USER',
+  password: 'SLUICE_PASSWORD',
+  clientId: 'SLUICE_CLIENT_ID',
+  clientSecret: 'SLUICE_CLIENT_SECRET',
+  tokenUrl: 'SLUICE_TOKEN_URL',
+  authUrl: 'SLUICE_AUTH_URL',
+  scope: 'SLUICE_SCOPE',
+} as const;
+
+/** How requests authenticate, decided from flags and environment. */
+export type AuthPlan =
+  | { kind: 'none' }
+  | { kind: 'bearer'; token: string }
+  | { kind: 'basic'; user: string; password: string }
+  | { kind: 'client-credentials'; config: OAuth2Config }
+  | { kind: 'authorization-code'; config: OAuth2Config; browser: boolean };
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function setting(flags: AuthFlags, env: Env, name: Exclude<keyof typeof AUTH_ENV, 'scope'>): string | undefined {
+  const value = flags[name] ?? env[AUTH_ENV[name]];
+  return value === '' ? undefined : value;
+}
+
+/** `name=value` pairs of `--token-param`. */
+function tokenParams(pairs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq < 1) throw new UsageError(`--token-param expects name=value, got ${JSON.stringify(pair.slice(0, 40))}`, 'for example --token-param resource=urn:example:api');
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}
+
+/**
+ * Decides the auth method: a bearer token, Basic, OAuth client credentials (client id, secret and token
+ * URL), or OAuth authorization code with PKCE (client id, token URL and authorization URL). Mixing two
+ * methods is a usage error rather than a guess.
+ */
+export function resolveAuth(flags: AuthFlags, env: Env): AuthPlan {
+  const token = setting(flags, env, 'token');
+  const user = setting(flags, env, 'user');
+  const password = setting(flags, env, 'password');
+  const clientId = setting(flags, env, 'clientId');
+  const tokenURL = setting(flags, env, 'tokenUrl');
+  const authURL = setting(flags, env, 'authUrl');
+  const methods = [token && 'a bearer token', user && 'Basic (user)', clientId && 'OAuth (client id)'].filter(Boolean);
+  if (methods.length > 1) {
+    throw new UsageError(`choose one auth method, got ${methods.join(' and ')}`, 'check the SLUICE_* variables in your environment too');
+  }
+  if (token) return { kind: 'bearer', token };
+  if (user) {
+    if (password === undefined) throw new UsageError('--user needs a password', `set ${AUTH_ENV.password} (or --password)`);
+    return { kind: 'basic', user, password };
+  }
+  if (!clientId) {
+    if (tokenURL || authURL) throw new UsageError('OAuth needs a client id', `pass --client-id or set ${AUTH_ENV.clientId}`);
+    return { kind: 'none' };
+  }
+  if (!tokenURL) throw new UsageError('OAuth needs the token endpoint', `pass --token-url or set ${AUTH_ENV.tokenUrl}`);
+  const scopeText = flags.scope?.length ? flags.scope.join(' ') : env[AUTH_ENV.scope] ?? '';
+  const scopes = scopeText.split(/\s+/).filter(Boolean);
+  const clientSecret = setting(flags, env, 'clientSecret');
+  const extraParams = tokenParams(flags.tokenParam ?? []);
+  const base = { clientId, tokenURL, scopes, extraParams, ...(clientSecret === undefined ? {} : { clientSecret }) };
+  if (authURL) return { kind: 'authorization-code', config: { ...base, grantType: 'authorization_code', authorizationURL: authURL, pkce: true }, browser: flags.browser !== false };
+  if (clientSecret === undefined) {
+    throw new UsageError('OAuth client credentials need a client secret', `set ${AUTH_ENV.clientSecret}, or pass --auth-url for a sign-in in the browser`);
+  }
+  return { kind: 'client-credentials', config: { ...base, grantType: 'client_credentials' } };
+}
+
+/** Headers and plugins that authenticate requests; the authorization-code plan signs in first. */
+export async function authHttpOptions(plan: AuthPlan, terminal: Terminal, signal: AbortSignal): Promise<{ headers: Record<string, string>; plugins: Plugin[] }> {
+  switch (plan.kind) {
+    case 'none':
+      return { headers: {}, plugins: [] };
+    case 'bearer':
+      return { headers: { authorization: `Bearer ${plan.token}` }, plugins: [] };
+    case 'basic':
+      // RFC 7617 2: base64 of user-id ":" password, in UTF-8.
+      return { headers: { authorization: `Basic ${Buffer.from(`${plan.user}:${plan.password}`, 'utf8').toString('base64')}` }, plugins: [] };
+    case 'client-credentials':
+      return { headers: {}, plugins: [oauth2(plan.config)] };
+    case 'authorization-code': {
+      const login = await authorizeInBrowser(plan.config, { terminal, openBrowser: plan.browser, signal });
+      const config = { ...plan.config, redirectURL: login.redirectURL };
+      return { headers: {}, plugins: [oauth2(config, { authorizationCode: login.code, ...(login.codeVerifier ? { codeVerifier: login.codeVerifier } : {}) })] };
+    }
+  }
+}

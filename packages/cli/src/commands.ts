@@ -1,0 +1,77 @@
+import { createODataClient, type ServiceMetadata } from '@sluice/odata';
+import { buildQuery, parseKey, type QueryFlags } from './query-flags.js';
+import { checkServiceURL, openService, type ConnectionFlags } from './session.js';
+import type { Terminal } from './terminal.js';
+
+/** `sluice count`: the number of records matching the filter (`$count`). */
+export async function countEntitySet(serviceURL: string, entitySet: string, flags: ConnectionFlags & QueryFlags, terminal: Terminal, signal: AbortSignal): Promise<void> {
+  const od = await openService(serviceURL, flags, terminal, signal);
+  try {
+    terminal.stdout.write(`${await buildQuery(od, entitySet, flags).countOnly({ signal })}\n`);
+  } finally {
+    await od.close();
+  }
+}
+
+/** `sluice get`: one entity by key, as indented JSON. */
+export async function getEntity(serviceURL: string, entitySet: string, key: string, flags: ConnectionFlags & { select?: string; expand?: string }, terminal: Terminal, signal: AbortSignal): Promise<void> {
+  const od = await openService(serviceURL, flags, terminal, signal);
+  try {
+    // With $metadata loaded the key's type comes from it; without, a bare integer is a number.
+    const md = await od.metadata({ signal }).catch(() => undefined);
+    const query = buildQuery(od, entitySet, { ...(flags.select === undefined ? {} : { select: flags.select }), ...(flags.expand === undefined ? {} : { expand: flags.expand }) });
+    const entity = await query.key(parseKey(key, md?.entitySets.has(entitySet) === true)).get({ signal });
+    terminal.stdout.write(`${JSON.stringify(entity, null, 2)}\n`);
+  } finally {
+    await od.close();
+  }
+}
+
+/** `sluice url`: the URL a query would request, built without any network access (and without auth). */
+export function printURL(serviceURL: string, entitySet: string, flags: Pick<ConnectionFlags, 'odataVersion'> & QueryFlags, terminal: Terminal): void {
+  const version = flags.odataVersion === '2' ? '2.0' : '4.0';
+  const od = createODataClient({ serviceURL: checkServiceURL(serviceURL), version });
+  terminal.stdout.write(`${buildQuery(od, entitySet, flags).toURL()}\n`);
+}
+
+/** The metadata as plain JSON (`--json`). */
+function metadataJSON(md: ServiceMetadata): unknown {
+  return {
+    version: md.version,
+    entitySets: [...md.entitySets.values()].map((set) => ({
+      name: set.name,
+      entityType: set.entityType?.qualifiedName,
+      key: set.entityType?.key ?? [],
+      properties: [...(set.entityType?.properties.values() ?? [])].map((p) => ({ name: p.name, type: p.type, nullable: p.nullable })),
+      navigation: [...(set.entityType?.navigation.values() ?? [])].map((n) => ({ name: n.name, type: n.type, collection: n.collection })),
+    })),
+  };
+}
+
+/** Lines of a table with columns padded to their widest cell. */
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
+/** The metadata as a table: one row per entity set with its type, key, property count and navigation. */
+function metadataTable(md: ServiceMetadata): string {
+  const rows = [['ENTITY SET', 'TYPE', 'KEY', 'PROPERTIES', 'NAVIGATION']];
+  for (const set of md.entitySets.values()) {
+    const type = set.entityType;
+    const nav = [...(type?.navigation.values() ?? [])].map((n) => `${n.name} -> ${n.type?.split('.').pop() ?? '?'}${n.collection ? '[]' : ''}`);
+    rows.push([set.name, type?.qualifiedName ?? '?', type?.key.join(',') ?? '', String(type?.properties.size ?? 0), nav.join(', ')]);
+  }
+  return [`OData ${md.version ?? '(version not declared)'}, ${md.entitySets.size} entity sets`, '', ...table(rows)].join('\n');
+}
+
+/** `sluice metadata`: entity sets, types, keys and navigation of `$metadata`. */
+export async function showMetadata(serviceURL: string, flags: ConnectionFlags & { json?: boolean }, terminal: Terminal, signal: AbortSignal): Promise<void> {
+  const od = await openService(serviceURL, flags, terminal, signal);
+  try {
+    const md = await od.metadata({ signal });
+    terminal.stdout.write(`${flags.json ? JSON.stringify(metadataJSON(md), null, 2) : metadataTable(md)}\n`);
+  } finally {
+    await od.close();
+  }
+}

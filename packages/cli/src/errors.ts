@@ -1,0 +1,67 @@
+import { ConfigError, HttpError, NetworkError, SluiceError, TimeoutError } from '@sluice/core';
+import { ODataFormatError, PageError } from '@sluice/odata';
+
+/** Exit codes of `sluice` (documented in the README). */
+export const EXIT = {
+  ok: 0,
+  /** The service, the network or the token endpoint failed. */
+  failure: 1,
+  /** Bad flags or arguments. */
+  usage: 2,
+  /** Interrupted with Ctrl-C (128 + SIGINT). */
+  sigint: 130,
+  /** Stopped with SIGTERM (128 + SIGTERM). */
+  sigterm: 143,
+} as const;
+
+/** A mistake in the command line: printed with a hint, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string, readonly hint?: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** The export was stopped by a signal; `exitCode` is 130 or 143. */
+export class Interrupted extends Error {
+  constructor(readonly signal: 'SIGINT' | 'SIGTERM') {
+    super(`interrupted by ${signal}`);
+    this.name = 'Interrupted';
+  }
+
+  get exitCode(): number {
+    return this.signal === 'SIGINT' ? EXIT.sigint : EXIT.sigterm;
+  }
+}
+
+/** What the user can do about an error, when something useful can be said. */
+function hintFor(error: unknown): string | undefined {
+  if (error instanceof UsageError) return error.hint;
+  // A page that failed for good: the hint is about why it failed.
+  if (error instanceof PageError) return hintFor(error.cause);
+  if (error instanceof HttpError && (error.status === 401 || error.status === 403)) {
+    return 'check the credentials (--token, --user/--password, --client-id/--client-secret/--token-url or SLUICE_* variables)';
+  }
+  if (error instanceof HttpError && error.status === 404) return 'check the service URL and the entity set name (sluice metadata <service-url> lists them)';
+  if (error instanceof ODataFormatError && /text\/html/i.test(error.message)) {
+    return 'the service answered an HTML page (a login page?): check the URL and the credentials';
+  }
+  if (error instanceof NetworkError) return 'is the service URL right and the service reachable?';
+  if (error instanceof TimeoutError) return 'raise --timeout, or lower --page-size';
+  return undefined;
+}
+
+/** The one line printed for a failure (messages of sluice errors never carry secrets). */
+export function describeError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = hintFor(error);
+  return `sluice: ${message.split('\n')[0]}${hint ? ` (${hint})` : ''}`;
+}
+
+/** The exit code for an error thrown by a command. */
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof Interrupted) return error.exitCode;
+  if (error instanceof UsageError || error instanceof ConfigError) return EXIT.usage;
+  if (error instanceof SluiceError) return EXIT.failure;
+  return EXIT.failure;
+}

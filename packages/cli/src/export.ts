@@ -1,0 +1,108 @@
+import { PageError, type ODataClient, type Query } from '@sluice/odata';
+import { formatCount, formatSeconds, createProgress, recordsText, type Progress, type ProgressMode } from './progress.js';
+import { columnsOf, csv, jsonArray, ndjson, type FormatName, type RecordFormat } from './formats.js';
+import { FileSink, StreamSink, type Sink } from './output.js';
+import { buildQuery, list, type QueryFlags } from './query-flags.js';
+import { openService, type ConnectionFlags } from './session.js';
+import type { Terminal } from './terminal.js';
+
+/** Flags of `sluice export`. */
+export interface ExportFlags extends ConnectionFlags, QueryFlags {
+  format: FormatName;
+  out?: string;
+  pageSize?: number;
+  progress: ProgressMode;
+  quiet?: boolean;
+}
+
+/** Text is handed to the output in pieces of about this size (whole records only). */
+const FLUSH_CHARS = 64 * 1024;
+
+/** CSV columns: `--select` (and `--expand`), else the entity type in `$metadata`, else the first record. */
+async function csvColumns(od: ODataClient, entitySet: string, flags: ExportFlags, first: unknown, signal: AbortSignal): Promise<string[]> {
+  const expand = list(flags.expand);
+  const select = list(flags.select);
+  if (select.length) return [...select, ...expand.filter((e) => !select.includes(e))];
+  const md = await od.metadata({ signal }).catch(() => undefined);
+  const type = md?.entitySets.get(entitySet)?.entityType;
+  if (type) return [...type.properties.keys(), ...expand];
+  return columnsOf(first);
+}
+
+/** The total the progress bar counts to: `$count` with `--skip` and `--top` applied; failures are ignored. */
+function countInBackground(query: Query, flags: ExportFlags, progress: Progress, signal: AbortSignal): void {
+  query.countOnly({ signal }).then((count) => {
+    let total = Math.max(count - (flags.skip ?? 0), 0);
+    if (flags.top !== undefined) total = Math.min(total, flags.top);
+    progress.setTotal(total);
+  }, () => undefined);
+}
+
+/**
+ * `sluice export`: streams an entity set to NDJSON, CSV or JSON in constant memory. With `--out` the
+ * file appears only when the export is complete (temporary file, then rename); on stdout every record
+ * is written whole. A failure or a signal stops it, and the error is thrown after the cleanup.
+ */
+export async function exportEntitySet(serviceURL: string, entitySet: string, flags: ExportFlags, terminal: Terminal, signal: AbortSignal): Promise<void> {
+  const od = await openService(serviceURL, flags, terminal, signal);
+  try {
+    const query = buildQuery(od, entitySet, flags);
+    const sink: Sink = flags.out !== undefined && flags.out !== '-' ? await FileSink.open(flags.out) : new StreamSink(terminal.stdout);
+    const progress = createProgress(flags.quiet ? 'never' : flags.progress, terminal.stderr);
+    const started = performance.now();
+    let records = 0;
+    let text = '';
+    try {
+      if (progress.active) countInBackground(query, flags, progress, signal);
+      let format: RecordFormat | undefined;
+      const open = async (first: unknown): Promise<RecordFormat> => {
+        const chosen = flags.format === 'csv' ? csv(await csvColumns(od, entitySet, flags, first, signal))
+          : flags.format === 'json' ? jsonArray() : ndjson;
+        text += chosen.begin();
+        return chosen;
+      };
+      for await (const item of query.stream({ signal, ...(flags.pageSize === undefined ? {} : { maxPageSize: flags.pageSize }) })) {
+        if (signal.aborted) break;
+        if (item.error !== undefined) {
+          if (item.error instanceof PageError && item.error.willRetry) {
+            terminal.debug(item.error.message);
+            continue;
+          }
+          throw item.error;
+        }
+        format ??= await open(item.value);
+        text += format.record(item.value);
+        records++;
+        if (text.length >= FLUSH_CHARS) {
+          await sink.write(text);
+          text = '';
+          progress.update(records);
+        }
+      }
+      if (signal.aborted) throw signal.reason;
+      format ??= await open(undefined);
+      await sink.write(text + format.end());
+      text = '';
+      await sink.commit();
+      progress.update(records);
+      progress.stop();
+    } catch (error) {
+      progress.stop();
+      // Only whole records are in `text`: stdout keeps them, a file is removed unfinished.
+      if (sink instanceof StreamSink && text) await sink.write(text).catch(() => undefined);
+      await sink.discard();
+      if (signal.aborted && !flags.quiet) {
+        terminal.note(`sluice: stopped after ${recordsText(records)}; ${sink instanceof FileSink ? `${sink.name} was not written` : 'stdout holds whole records only'}`);
+      }
+      throw error;
+    }
+    if (!flags.quiet) {
+      const seconds = (performance.now() - started) / 1000;
+      const peak = process.resourceUsage().maxRSS / 1024;
+      terminal.note(`sluice: exported ${recordsText(records)} of ${entitySet} to ${sink.name} in ${formatSeconds(seconds)} ` +
+        `(${formatCount(records / Math.max(seconds, 0.001))} records/s, peak memory ${peak.toFixed(0)} MiB)`);
+    }
+  } finally {
+    await od.close();
+  }
+}

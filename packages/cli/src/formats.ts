@@ -1,0 +1,68 @@
+/** Output formats of `sluice export`. */
+export const FORMATS = ['ndjson', 'csv', 'json'] as const;
+export type FormatName = (typeof FORMATS)[number];
+
+/** Turns records into text: an opening, one piece per record, a closing. */
+export interface RecordFormat {
+  begin(): string;
+  record(value: unknown): string;
+  end(): string;
+}
+
+/** One JSON document per line (NDJSON / JSON Lines). */
+export const ndjson: RecordFormat = {
+  begin: () => '',
+  record: (value) => `${JSON.stringify(value)}\n`,
+  end: () => '',
+};
+
+/** One JSON array, a record per line; an interrupted export leaves the array open, so parsers refuse it. */
+export function jsonArray(): RecordFormat {
+  let first = true;
+  return {
+    begin: () => '[',
+    record(value) {
+      const text = `${first ? '\n' : ',\n'}${JSON.stringify(value)}`;
+      first = false;
+      return text;
+    },
+    end: () => '\n]\n',
+  };
+}
+
+/** A CSV cell (RFC 4180 2.6-2.7): quoted when it holds a comma, quote, CR or LF; quotes doubled. */
+export function csvCell(value: unknown): string {
+  let text: string;
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') text = value;
+  else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') text = String(value);
+  else if (value instanceof Date) text = value.toISOString();
+  else text = JSON.stringify(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** The value at `path` (`Name` or `Category/Name`) of a record. */
+function valueAt(record: unknown, path: string): unknown {
+  let current = record;
+  for (const part of path.split('/')) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}
+
+/** CSV with a header row and CRLF line ends (RFC 4180 2.1, 2.3); nested values are written as JSON. */
+export function csv(columns: readonly string[]): RecordFormat {
+  const line = (cells: string[]): string => `${cells.join(',')}\r\n`;
+  return {
+    begin: () => (columns.length ? line(columns.map(csvCell)) : ''),
+    record: (value) => line(columns.map((c) => csvCell(valueAt(value, c)))),
+    end: () => '',
+  };
+}
+
+/** Columns when nothing declares them: the first record's own properties, annotations left out. */
+export function columnsOf(record: unknown): string[] {
+  if (record === null || typeof record !== 'object') return [];
+  return Object.keys(record).filter((k) => !k.includes('@') && k !== '__metadata');
+}

@@ -1,0 +1,164 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { AUTH_ENV } from './auth.js';
+import { countEntitySet, getEntity, printURL, showMetadata } from './commands.js';
+import { describeError, EXIT, exitCodeFor, Interrupted } from './errors.js';
+import { exportEntitySet, type ExportFlags } from './export.js';
+import { FORMATS } from './formats.js';
+import { removePendingFiles } from './output.js';
+import { PROGRESS_MODES } from './progress.js';
+import type { QueryFlags } from './query-flags.js';
+import type { ConnectionFlags } from './session.js';
+import { processTerminal } from './terminal.js';
+import { VERSION } from './version.js';
+
+function integer(min: number) {
+  return (text: string): number => {
+    if (!/^\d+$/.test(text.trim()) || Number(text) < min) throw new InvalidArgumentError(`expected an integer >= ${min}`);
+    return Number(text);
+  };
+}
+
+/** `30`, `30s`, `500ms`, `2m`: a duration, in seconds when it has no unit; returned in ms. */
+function duration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (!m || Number(m[1]) <= 0) throw new InvalidArgumentError('expected a duration such as 30, 30s, 500ms or 2m');
+  return Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000);
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** Flags for reaching the service: version, headers, timeout, retries and auth. */
+function connectionOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--version <version>', 'OData version of the service').choices(['2', '4', 'auto']).default('auto'))
+    .option('-H, --header <header>', 'extra request header "Name: value" (repeatable)', collect)
+    .option('--timeout <duration>', 'timeout of each request: 30, 30s, 500ms, 2m', duration)
+    .option('--retries <n>', 'times a failed request or page is tried again', integer(0))
+    .option('--token <token>', `bearer token (prefer ${AUTH_ENV.token})`)
+    .option('--user <name>', `user for Basic auth; the password comes from ${AUTH_ENV.password}`)
+    .option('--password <password>', `password for Basic auth (prefer ${AUTH_ENV.password})`)
+    .option('--client-id <id>', `OAuth client id (${AUTH_ENV.clientId})`)
+    .option('--client-secret <secret>', `OAuth client secret (prefer ${AUTH_ENV.clientSecret})`)
+    .option('--token-url <url>', `OAuth token endpoint (${AUTH_ENV.tokenUrl})`)
+    .option('--auth-url <url>', `OAuth authorization endpoint: sign in with a browser, PKCE (${AUTH_ENV.authUrl})`)
+    .option('--scope <scope>', `OAuth scope (repeatable; ${AUTH_ENV.scope})`, collect)
+    .option('--token-param <name=value>', 'extra token request parameter, such as resource=... (repeatable)', collect)
+    .option('--no-browser', 'print the sign-in URL without opening a browser')
+    .option('-v, --verbose', 'explain what happens on stderr (never secrets)');
+}
+
+/** Query option flags of `export`, `count` and `url`. */
+function queryOptions(command: Command, withPaging = true): Command {
+  command
+    .option('--filter <expr>', '$filter, sent as written, such as "Price lt 20"')
+    .option('--search <text>', '$search (free text)')
+    .option('--param <name=value>', 'custom query option such as sap-client=100 (repeatable)', collect);
+  if (!withPaging) return command;
+  return command
+    .option('--select <props>', '$select: comma-separated properties')
+    .option('--expand <navs>', '$expand: comma-separated navigation properties')
+    .option('--orderby <items>', '$orderby, such as "Price desc,Name"')
+    .option('--top <n>', '$top: at most n records', integer(0))
+    .option('--skip <n>', '$skip: skip the first n records', integer(0));
+}
+
+/** Commander's camel-cased flags; `--version` of a command is the OData version. */
+function flagsOf<T>(command: Command): T {
+  const { version, ...rest } = command.opts<Record<string, unknown>>();
+  return { ...rest, odataVersion: version } as T;
+}
+
+/** Builds the `sluice` program; each action runs with the signal that Ctrl-C and SIGTERM abort. */
+export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) => ReturnType<typeof processTerminal>): Command {
+  const program = new Command('sluice')
+    .description('Export and query OData v2/v4 services: entity sets to NDJSON, CSV or JSON, in constant memory, with OAuth.')
+    .version(VERSION, '-V, --version', 'print the sluice version')
+    .enablePositionalOptions()
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
+
+  queryOptions(connectionOptions(program.command('export')
+    .description('stream an entity set to NDJSON (default), CSV or JSON')
+    .argument('<service-url>', 'service root, such as https://host/odata/v4/catalog/')
+    .argument('<entity-set>', 'entity set to export, such as Products')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(FORMATS).default('ndjson'))
+    .option('-o, --out <file>', 'write to this file (complete or not at all) instead of stdout')
+    .option('--page-size <n>', 'records per page to ask for (Prefer: odata.maxpagesize)', integer(1))
+    .addOption(new Option('--progress <when>', 'progress bar on stderr').choices(PROGRESS_MODES).default('auto'))
+    .option('-q, --quiet', 'no progress and no summary')))
+    .action(async (service: string, set: string, _o, command: Command) => {
+      const flags = flagsOf<ExportFlags>(command);
+      await exportEntitySet(service, set, flags, verboseOf(flags.verbose === true), signal);
+    });
+
+  queryOptions(connectionOptions(program.command('count')
+    .description('print the number of records of an entity set ($count), with --filter/--search')
+    .argument('<service-url>').argument('<entity-set>')), false)
+    .action(async (service: string, set: string, _o, command: Command) => {
+      const flags = flagsOf<ConnectionFlags & QueryFlags>(command);
+      await countEntitySet(service, set, flags, verboseOf(flags.verbose === true), signal);
+    });
+
+  connectionOptions(program.command('get')
+    .description("print one entity as JSON: key 42, 'A' or OrderID=1,ItemNo='A'")
+    .argument('<service-url>').argument('<entity-set>').argument('<key>')
+    .option('--select <props>', '$select: comma-separated properties')
+    .option('--expand <navs>', '$expand: comma-separated navigation properties'))
+    .action(async (service: string, set: string, key: string, _o, command: Command) => {
+      const flags = flagsOf<ConnectionFlags & { select?: string; expand?: string }>(command);
+      await getEntity(service, set, key, flags, verboseOf(flags.verbose === true), signal);
+    });
+
+  connectionOptions(program.command('metadata')
+    .description('list entity sets, types, keys and navigation of $metadata')
+    .argument('<service-url>')
+    .option('--json', 'print JSON instead of a table'))
+    .action(async (service: string, _o, command: Command) => {
+      const flags = flagsOf<ConnectionFlags & { json?: boolean }>(command);
+      await showMetadata(service, flags, verboseOf(flags.verbose === true), signal);
+    });
+
+  queryOptions(program.command('url')
+    .description('print the URL a query would request (no network; OData 4 unless --version 2)')
+    .argument('<service-url>').argument('<entity-set>')
+    .addOption(new Option('--version <version>', 'OData version').choices(['2', '4']).default('4')))
+    .action((service: string, set: string, _o, command: Command) => {
+      printURL(service, set, flagsOf<QueryFlags & { odataVersion: '2' | '4' }>(command), verboseOf(false));
+    });
+  return program;
+}
+
+/**
+ * Runs `sluice` with `argv` (without node and script) and resolves with the exit code: 0 ok, 1 remote
+ * or network failure, 2 usage, 130 Ctrl-C, 143 SIGTERM. A second signal exits at once.
+ */
+export async function main(argv: readonly string[]): Promise<number> {
+  const controller = new AbortController();
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
+    if (controller.signal.aborted) {
+      removePendingFiles();
+      process.exit(new Interrupted(signal).exitCode);
+    }
+    controller.abort(new Interrupted(signal));
+  };
+  const onInt = (): void => onSignal('SIGINT');
+  const onTerm = (): void => onSignal('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  try {
+    await buildProgram(controller.signal, (verbose) => processTerminal(verbose)).parseAsync([...argv], { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander printed the message already; help and --version end with code 0.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    const reason = controller.signal.aborted ? controller.signal.reason : error;
+    if (!(reason instanceof Interrupted)) process.stderr.write(`${describeError(reason)}\n`);
+    return exitCodeFor(reason);
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  }
+}

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
+import { rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { once } from 'node:events';
+
+/** Where exported text goes. `commit` makes it final; `discard` leaves nothing that looks complete. */
+export interface Sink {
+  /** What the summary names: the file, or `stdout`. */
+  readonly name: string;
+  write(text: string): Promise<void>;
+  commit(): Promise<void>;
+  discard(): Promise<void>;
+}
+
+async function writeTo(stream: NodeJS.WritableStream, text: string): Promise<void> {
+  if (!stream.write(text)) await once(stream, 'drain');
+}
+
+/** Temporary files not yet renamed or removed, removed on a forced exit. */
+const pending = new Set<string>();
+
+/** Removes the temporary files of unfinished exports (for a second Ctrl-C, which exits at once). */
+export function removePendingFiles(): void {
+  for (const path of pending) rmSync(path, { force: true });
+  pending.clear();
+}
+
+/**
+ * A file written atomically: the text goes to a temporary file beside the target, renamed over it by
+ * `commit`. A failed or interrupted export removes the temporary file, so the target is either the
+ * complete export or untouched.
+ */
+export class FileSink implements Sink {
+  private constructor(readonly name: string, private readonly temp: string, private readonly stream: WriteStream) {}
+
+  static async open(path: string): Promise<FileSink> {
+    const temp = join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.partial`);
+    const stream = createWriteStream(temp, { flags: 'wx' });
+    pending.add(temp);
+    try {
+      await once(stream, 'open');
+    } catch (error) {
+      pending.delete(temp);
+      throw error;
+    }
+    return new FileSink(path, temp, stream);
+  }
+
+  write(text: string): Promise<void> {
+    return writeTo(this.stream, text);
+  }
+
+  async commit(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.stream.once('error', reject);
+      this.stream.end(resolve);
+    });
+    await rename(this.temp, this.name);
+    pending.delete(this.temp);
+  }
+
+  async discard(): Promise<void> {
+    this.stream.destroy();
+    await unlink(this.temp).catch(() => undefined);
+    pending.delete(this.temp);
+  }
+}
+
+/** Standard output: records are written whole, so an interrupted export holds only whole records. */
+export class StreamSink implements Sink {
+  readonly name = 'stdout';
+  constructor(private readonly stream: NodeJS.WritableStream) {}
+
+  write(text: string): Promise<void> {
+    return writeTo(this.stream, text);
+  }
+
+  async commit(): Promise<void> {}
+
+  async discard(): Promise<void> {}
+}

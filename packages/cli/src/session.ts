@@ -1,0 +1,72 @@
+import { createODataClient, type ODataClient } from '@sluice/odata';
+import { authHttpOptions, resolveAuth, type AuthFlags, type AuthPlan } from './auth.js';
+import { UsageError } from './errors.js';
+import type { Terminal } from './terminal.js';
+
+/** Connection flags shared by every command that talks to a service. */
+export interface ConnectionFlags extends AuthFlags {
+  odataVersion?: '2' | '4' | 'auto';
+  header?: string[];
+  timeout?: number;
+  retries?: number;
+  verbose?: boolean;
+}
+
+/** `Name: value` headers of `--header`, names lower-cased. */
+export function parseHeaders(lines: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon < 1) throw new UsageError(`--header expects "Name: value", got ${JSON.stringify(line.slice(0, 40))}`, 'for example --header "sap-language: EN"');
+    const name = line.slice(0, colon).trim();
+    out[name.toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return out;
+}
+
+/** The service URL argument, checked with a readable message. */
+export function checkServiceURL(text: string): string {
+  if (!URL.canParse(text)) throw new UsageError(`not a URL: ${JSON.stringify(text.slice(0, 80))}`, 'the first argument is the service root, such as https://host/odata/v4/catalog/');
+  const url = new URL(text);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`the service URL must use http or https, got ${url.protocol}`);
+  if (url.username || url.password) throw new UsageError('the service URL must not carry credentials', 'use --user with SLUICE_PASSWORD instead');
+  return text;
+}
+
+const VERSIONS = { '2': '2.0', '4': '4.0', auto: 'auto' } as const;
+
+/** Describes the auth plan without its secrets, for `--verbose`. */
+function describeAuth(plan: AuthPlan): string {
+  switch (plan.kind) {
+    case 'none': return 'no authentication';
+    case 'bearer': return 'bearer token (hidden)';
+    case 'basic': return `Basic as ${plan.user} (password hidden)`;
+    case 'client-credentials': return `OAuth client credentials as ${plan.config.clientId} at ${plan.config.tokenURL}`;
+    case 'authorization-code': return `OAuth authorization code with PKCE as ${plan.config.clientId} at ${plan.config.authorizationURL ?? ''}`;
+  }
+}
+
+/**
+ * An OData client for the command: auth from flags and environment (signing in first for the
+ * authorization-code flow), headers, timeout and retries.
+ */
+export async function openService(serviceURL: string, flags: ConnectionFlags, terminal: Terminal, signal: AbortSignal, defaultVersion: 'auto' | '4' = 'auto'): Promise<ODataClient> {
+  checkServiceURL(serviceURL);
+  const plan = resolveAuth(flags, terminal.env);
+  terminal.debug(`auth: ${describeAuth(plan)}`);
+  const headers = parseHeaders(flags.header ?? []);
+  if ('authorization' in headers && plan.kind !== 'none') throw new UsageError('--header Authorization conflicts with the auth flags', 'use one of them');
+  const auth = await authHttpOptions(plan, terminal, signal);
+  const retries = flags.retries;
+  return createODataClient({
+    serviceURL,
+    version: VERSIONS[flags.odataVersion ?? defaultVersion],
+    ...(retries === undefined ? {} : { pageRetries: retries }),
+    http: {
+      headers: { ...headers, ...auth.headers },
+      plugins: auth.plugins,
+      ...(flags.timeout === undefined ? {} : { timeout: flags.timeout }),
+      ...(retries === undefined ? {} : { retry: { maxAttempts: retries + 1 } }),
+    },
+  });
+}
