@@ -34,3 +34,4 @@ export { encodeQueryComponent, serializeQuery, type QueryInit, type QueryValue }
 export { TransportTimeoutError, isTransportTimeout, type Transport, type TransportRequest, type TransportResponse, type TransportBody, type BodyInit } from './transport/types.js';
 export { UndiciTransport, type UndiciTransportOptions } from './transport/undici.js';
 export { FetchTransport, type FetchTransportOptions } from './transport/fetch.js';
+export { csrf, CookieStore, CsrfTokenError, type CsrfOptions } from './csrf/index.js';

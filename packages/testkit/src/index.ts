@@ -2,3 +2,4 @@ export { startServer, sendJSON, type TestServer, type TestHandler, type Recorded
 export * from './oidc/index.js';
 export { startODataServer, V4_ROOT_PATH, V2_ROOT_PATH, productRow, categoryRow, orderItemRow, CATEGORY_NAMES, ORDER_ITEM_COUNT, type ODataServerOptions, type ODataTestServer, type ODataFaults, type ProductRow, type CategoryRow, type OrderItemRow } from './odata/index.js';
 export { sluiceCLI, collect as collectCLI, type SluiceCLI, type CLIResult } from './cli/sluice-cli.js';
+export { CsrfGateway, type CsrfGatewayOptions } from './csrf-gateway.js';

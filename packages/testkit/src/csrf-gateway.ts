@@ -1,0 +1,101 @@
+// CSRF token protection as an SAP ABAP gateway does it: the token is fetched with
+// `X-CSRF-Token: Fetch` on a read, bound to a session cookie, and checked on every modifying request.
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Options of {@link CsrfGateway}. */
+export interface CsrfGatewayOptions {
+  /** Name of the session cookie (default `SAP_SESSIONID_DEMO_100`). */
+  cookieName?: string;
+  /** Answer HEAD requests with 405, as some gateways do, so clients must fetch with GET. */
+  refuseHead?: boolean;
+}
+
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+
+/**
+ * Session and token bookkeeping of an ABAP-gateway-like CSRF check, usable in any node:http handler.
+ * Counts token fetches and refusals so tests can assert them at the server.
+ *
+ * @example
+ * ```ts
+ * const gw = new CsrfGateway();
+ * const srv = await startServer((req, res) => { if (gw.handle(req, res)) return; res.end('ok'); });
+ * ```
+ */
+export class CsrfGateway {
+  /** Token by session id. */
+  private readonly tokens = new Map<string, string>();
+  private readonly sessions = new Set<string>();
+  readonly cookieName: string;
+  private readonly refuseHead: boolean;
+  /** Token fetches answered with a token. */
+  fetches = 0;
+  /** Modifying requests refused with 403 `X-CSRF-Token: Required`. */
+  rejections = 0;
+
+  constructor(options: CsrfGatewayOptions = {}) {
+    this.cookieName = options.cookieName ?? 'SAP_SESSIONID_DEMO_100';
+    this.refuseHead = options.refuseHead ?? false;
+  }
+
+  /** Every issued token becomes invalid (tokens expire mid-session); sessions stay. */
+  expireTokens(): void {
+    this.tokens.clear();
+  }
+
+  /** Every session ends (and its token with it), as after a gateway logoff or timeout. */
+  expireSessions(): void {
+    this.sessions.clear();
+    this.tokens.clear();
+  }
+
+  /** The session id the request's cookie names, when it is a live session. */
+  session(req: IncomingMessage): string | undefined {
+    const cookie = String(req.headers.cookie ?? '');
+    for (const part of cookie.split(';')) {
+      const [name, value] = part.trim().split('=');
+      if (name === this.cookieName && value !== undefined && this.sessions.has(value)) return value;
+    }
+    return undefined;
+  }
+
+  /**
+   * Answers a token fetch (any read with `X-CSRF-Token: Fetch`), or refuses a modifying request without
+   * the session's token; returns true when it answered. Otherwise the caller handles the request; a
+   * fetch on a GET is answered by the caller too, with the token header already set on `res`.
+   */
+  handle(req: IncomingMessage, res: ServerResponse): boolean {
+    const method = req.method ?? 'GET';
+    const header = String(req.headers['x-csrf-token'] ?? '');
+    if (SAFE.has(method)) {
+      if (header.toLowerCase() !== 'fetch') return false;
+      if (method === 'HEAD' && this.refuseHead) {
+        res.writeHead(405, { 'content-length': '0' }).end();
+        return true;
+      }
+      let session = this.session(req);
+      if (session === undefined) {
+        session = randomBytes(12).toString('hex');
+        this.sessions.add(session);
+        res.setHeader('set-cookie', [`${this.cookieName}=${session}; Path=/; HttpOnly`, 'sap-usercontext=sap-client=100; Path=/']);
+      }
+      let token = this.tokens.get(session);
+      if (token === undefined) {
+        token = randomBytes(16).toString('base64url');
+        this.tokens.set(session, token);
+      }
+      this.fetches++;
+      res.setHeader('x-csrf-token', token);
+      if (method !== 'HEAD') return false;
+      res.writeHead(200, { 'content-length': '0' }).end();
+      return true;
+    }
+    const session = this.session(req);
+    if (session !== undefined && header !== '' && this.tokens.get(session) === header) return false;
+    this.rejections++;
+    const body = 'CSRF token validation failed';
+    res.writeHead(403, { 'x-csrf-token': 'Required', 'content-type': 'text/plain', 'content-length': String(body.length) }).end(body);
+    return true;
+  }
+}
