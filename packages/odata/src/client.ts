@@ -1,10 +1,14 @@
-import { ConfigError, createClient, DEFAULT_RETRY, type Client, type ClientOptions } from '@sluice/core';
-import { ODataFormatError } from './errors.js';
+import { checkOptionKeys, ConfigError, createClient, DEFAULT_RETRY, type Client, type ClientOptions, type SluiceResponse } from '@sluice/core';
+import { ODataFormatError, ODataVersionError } from './errors.js';
+import { LinkPolicy } from './links/policy.js';
 import type { EntityTypeInfo, ServiceMetadata } from './metadata/model.js';
 import { readMetadataResponse } from './metadata/read.js';
 import type { ODataProtocol, ODataVersion } from './protocol/types.js';
-import { Query, type QueryHost, type ReadOptions } from './query/query.js';
+import { encodeOptionValue, type QueryHost, type ReadOptions } from './query/base.js';
+import { EntityQuery } from './query/entity.js';
+import { Query } from './query/query.js';
 import { expectJson, send, type ReadContext } from './read/context.js';
+import { toODataError } from './read/error-body.js';
 import { CollectionStream, pageCollection, type StreamOptions } from './read/stream.js';
 import type { Page, StreamItem } from './read/stream-item.js';
 import { v2 } from './v2/protocol.js';
@@ -15,25 +19,51 @@ import { v4 } from './v4/protocol.js';
  *
  * @example
  * ```ts
- * createODataClient({ serviceURL: 'https://host/sap/opu/odata/sap/API_PRODUCT_SRV/', version: '2.0', http: { timeout: 10_000 } })
+ * createODataClient({ serviceURL: 'https://host/sap/opu/odata/sap/API_PRODUCT_SRV/?sap-client=100', version: '2.0', http: { timeout: 10_000 } })
  * ```
  */
 export interface ODataClientOptions {
-  /** The service root, such as `https://host/odata/v4/demo/` (a trailing slash is added if missing). */
+  /**
+   * The service root, such as `https://host/odata/v4/demo/` (a trailing slash is added if missing). Its
+   * query options (`?sap-client=100`) are kept on every request, next links included.
+   */
   serviceURL: string;
   /** An existing core client to send through (its plugins, retries and timeouts apply). */
   client?: Client;
   /** Core client options, used to create a client when `client` is not given. */
   http?: ClientOptions;
-  /** `'auto'` (default: detected from `$metadata` and response headers), `'2.0'` or `'4.0'`. */
+  /**
+   * `'auto'` (default: detected from the first response's `OData-Version` / `DataServiceVersion` header,
+   * a GET of the service root), `'2.0'` or `'4.0'`. A declared version the service contradicts fails on
+   * the first response with ODataVersionError.
+   */
   version?: 'auto' | ODataVersion;
+  /**
+   * Load `$metadata` before the first query (default false). With it, keys and filter literals are typed
+   * by the model and v2 dates are decoded by property type; without it nothing large is downloaded
+   * implicitly (call `metadata()` yourself whenever you want it).
+   */
+  loadMetadata?: boolean;
   /** Keep Int64 and Decimal exact as strings (default) or read them as numbers (precision may be lost). */
   largeNumbers?: 'string' | 'number';
-  /** Origins besides the service's that next links may point to. */
+  /** Origins besides the service's that server-given links (next links, Location, status URLs) may point to. */
   allowedOrigins?: readonly string[];
-  /** How many times a failed page is requested again (default 3). */
+  /** Rebase links on another origin whose path is under the service root onto the service's origin (default true). */
+  rebaseLinks?: boolean;
+  /** How many times a page whose body broke is resumed (default 3); error statuses are the core's to retry. */
   pageRetries?: number;
+  /** End a collection read with PagingError after this many pages (default: no limit). */
+  maxPages?: number;
+  /** Largest record accepted, in bytes (default: no limit); larger ends the read with ResponseSizeError. */
+  maxRecordBytes?: number;
+  /** Largest page body accepted, in bytes (default: no limit). */
+  maxPageBytes?: number;
 }
+
+const OPTION_KEYS = [
+  'serviceURL', 'client', 'http', 'version', 'loadMetadata', 'largeNumbers', 'allowedOrigins', 'rebaseLinks',
+  'pageRetries', 'maxPages', 'maxRecordBytes', 'maxPageBytes',
+] as const;
 
 const PROTOCOLS: Record<ODataVersion, ODataProtocol> = { '2.0': v2, '4.0': v4 };
 
@@ -46,39 +76,56 @@ function protocolFor(version: string | null | undefined): ODataProtocol | undefi
   return undefined;
 }
 
+/** The version a response declares in its headers. */
+function declaredBy(response: SluiceResponse): { protocol: ODataProtocol; header: string } | undefined {
+  for (const name of ['odata-version', 'dataserviceversion']) {
+    const value = response.headers.get(name);
+    const protocol = protocolFor(value);
+    if (protocol !== undefined) return { protocol, header: `${name}: ${value}` };
+  }
+  return undefined;
+}
+
 /**
- * An OData client (SPEC 4.5): `from(set)` starts a query, `metadata()` reads the service's
- * `$metadata` once. Create it with {@link createODataClient}.
+ * An OData client (SPEC 4.5): `from(set)` starts a query, `singleton(name)` addresses a singleton,
+ * `metadata()` reads the service's `$metadata` once. Create it with {@link createODataClient}.
  */
 export class ODataClient implements QueryHost {
-  /** The service root URL, with a trailing slash. */
+  /** The service root URL, with a trailing slash and without its query. */
   readonly serviceURL: string;
+  /** Query options of the given service URL (`sap-client=100`), sent with every request. */
+  readonly serviceParams: readonly (readonly [string, string])[];
   /** The core client requests go through. */
   readonly http: Client;
+  /** Where server-given links may lead (next links, `Location`, status URLs): see {@link LinkPolicy}. */
+  readonly links: LinkPolicy;
   private readonly ownsClient: boolean;
-  private readonly origin: string;
   private protocol: ODataProtocol | undefined;
-  private readonly auto: boolean;
+  private readonly loadMetadataFirst: boolean;
+  private versionVerified = false;
+  private detecting: Promise<ODataProtocol> | undefined;
   private metadataPromise: Promise<ServiceMetadata> | undefined;
   private metadataValue: ServiceMetadata | undefined;
   private readonly largeNumbers: 'string' | 'number';
-  private readonly allowedOrigins: ReadonlySet<string>;
-  private readonly pageRetries: number;
+  private readonly defaults: { pageRetries: number; maxPages: number | undefined; maxRecordBytes: number | undefined; maxPageBytes: number | undefined };
 
   /** Prefer {@link createODataClient}. */
   constructor(options: ODataClientOptions) {
     if (options === null || typeof options !== 'object') throw new ConfigError('options', 'must be an object');
+    checkOptionKeys('', options, OPTION_KEYS, { baseURL: 'serviceURL', url: 'serviceURL', odataVersion: 'version' });
     const { serviceURL } = options;
     if (typeof serviceURL !== 'string' || !URL.canParse(serviceURL)) throw new ConfigError('serviceURL', 'must be an absolute http(s) URL');
     const parsed = new URL(serviceURL);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError('serviceURL', `must use http or https, got ${parsed.protocol}`);
-    if (parsed.search || parsed.hash) throw new ConfigError('serviceURL', 'must not carry a query or fragment: use query.param() for custom options');
-    this.serviceURL = serviceURL.endsWith('/') ? serviceURL : `${serviceURL}/`;
-    this.origin = parsed.origin;
+    if (parsed.hash) throw new ConfigError('serviceURL', 'must not carry a fragment');
+    const q = serviceURL.indexOf('?');
+    const root = (q < 0 ? serviceURL : serviceURL.slice(0, q)).replace(/#.*$/, '');
+    this.serviceURL = root.endsWith('/') ? root : `${root}/`;
+    this.serviceParams = q < 0 ? [] : [...new URLSearchParams(serviceURL.slice(q + 1))];
     const version = options.version ?? 'auto';
     if (version !== 'auto' && version !== '2.0' && version !== '4.0') throw new ConfigError('version', `must be 'auto', '2.0' or '4.0', got ${String(version)}`);
-    this.auto = version === 'auto';
     this.protocol = version === 'auto' ? undefined : PROTOCOLS[version];
+    this.loadMetadataFirst = checkBoolean(options.loadMetadata, 'loadMetadata') ?? false;
     if (options.client !== undefined && options.http !== undefined) throw new ConfigError('http', 'cannot be combined with client');
     this.ownsClient = options.client === undefined;
     // With the service as base URL, core sends same-origin URLs verbatim (no WHATWG re-encoding of ').
@@ -86,18 +133,23 @@ export class ODataClient implements QueryHost {
     const largeNumbers = options.largeNumbers ?? 'string';
     if (largeNumbers !== 'string' && largeNumbers !== 'number') throw new ConfigError('largeNumbers', `must be 'string' or 'number', got ${String(largeNumbers)}`);
     this.largeNumbers = largeNumbers;
-    this.allowedOrigins = new Set((options.allowedOrigins ?? []).map((o) => {
-      if (typeof o !== 'string' || !URL.canParse(o)) throw new ConfigError('allowedOrigins', `must be origins such as https://host, got ${String(o)}`);
-      return new URL(o).origin;
-    }));
-    const pageRetries = options.pageRetries ?? 3;
-    if (!Number.isSafeInteger(pageRetries) || pageRetries < 0) throw new ConfigError('pageRetries', `must be an integer >= 0, got ${String(pageRetries)}`);
-    this.pageRetries = pageRetries;
+    this.links = new LinkPolicy(this.serviceURL, { allowedOrigins: options.allowedOrigins, rebaseLinks: options.rebaseLinks }, this.http.events);
+    this.defaults = {
+      pageRetries: checkCount(options.pageRetries, 'pageRetries', 0) ?? 3,
+      maxPages: checkCount(options.maxPages, 'maxPages', 1),
+      maxRecordBytes: checkCount(options.maxRecordBytes, 'maxRecordBytes', 1),
+      maxPageBytes: checkCount(options.maxPageBytes, 'maxPageBytes', 1),
+    };
   }
 
   /** Starts a query on an entity set; T is the record type. */
   from<T = Record<string, unknown>>(entitySet: string): Query<T> {
     return Query.start<T>(this, entitySet);
+  }
+
+  /** Addresses a singleton (OData v4 `Me`, `Company`): read it with `get()`, navigate with `nav()`/`navMany()`. */
+  singleton<T = Record<string, unknown>>(name: string): EntityQuery<T> {
+    return EntityQuery.singleton<T>(this, name);
   }
 
   /** The OData version in use, once known (explicit, or detected by a first read or `ready()`). */
@@ -106,17 +158,45 @@ export class ODataClient implements QueryHost {
   }
 
   /**
-   * Detects the version when it is `'auto'` (loading `$metadata`, which also types keys and literals)
-   * and resolves with it. Queries call it themselves; call it before `toURL()` in auto mode.
+   * Resolves with the protocol in use. With `version: 'auto'` it detects the version from the headers
+   * of a GET of the service root (the service document, small); with `loadMetadata: true` it loads
+   * `$metadata` first. Queries call it themselves.
    */
   async ready(signal?: AbortSignal): Promise<ODataProtocol> {
-    if (this.protocol !== undefined && (!this.auto || this.metadataValue !== undefined)) return this.protocol;
-    try {
-      await this.metadata({ signal });
-    } catch (error) {
-      if (this.protocol === undefined) throw error;
+    if (this.loadMetadataFirst && this.metadataValue === undefined) {
+      try {
+        await this.metadata({ signal });
+      } catch (error) {
+        if (this.protocol === undefined) throw error;
+      }
     }
-    if (this.protocol === undefined) throw new ODataFormatError('Could not detect the OData version: $metadata and its headers declare none; pass version explicitly', 0);
+    if (this.protocol !== undefined) return this.protocol;
+    this.detecting ??= this.detect(signal).finally(() => { this.detecting = undefined; });
+    return this.detecting;
+  }
+
+  private async detect(signal: AbortSignal | undefined): Promise<ODataProtocol> {
+    const query = this.serviceParams.map(([n, v]) => `${encodeOptionValue(n)}=${encodeOptionValue(v)}`).join('&');
+    const response = await this.http.request({
+      method: 'GET', path: this.serviceURL + (query ? `?${query}` : ''), signal, throwHttpErrors: false,
+      headers: { accept: 'application/json', 'odata-maxversion': '4.0', maxdataserviceversion: '2.0' },
+    });
+    if (response.status >= 400) throw await toODataError(response);
+    let protocol = declaredBy(response)?.protocol;
+    if (protocol === undefined) {
+      // No version header: tell by the service document's shape (v2 `d.EntitySets`, v4 `value` + context).
+      const text = await response.text();
+      let doc: unknown;
+      try { doc = JSON.parse(text); } catch { doc = undefined; }
+      const d = (doc as { d?: { EntitySets?: unknown } } | undefined)?.d;
+      if (Array.isArray(d?.EntitySets)) protocol = v2;
+      else if (typeof doc === 'object' && doc !== null && Array.isArray((doc as { value?: unknown }).value)) protocol = v4;
+    } else await response.cancel();
+    if (protocol === undefined) {
+      throw new ODataFormatError("Could not detect the OData version: the service root declares none (no OData-Version or DataServiceVersion header); pass version '2.0' or '4.0'", response.status);
+    }
+    this.protocol ??= protocol;
+    this.versionVerified = true;
     return this.protocol;
   }
 
@@ -125,18 +205,19 @@ export class ODataClient implements QueryHost {
    * and cached; concurrent callers share one request, and a failure is not cached.
    */
   metadata(options: ReadOptions = {}): Promise<ServiceMetadata> {
-    this.metadataPromise ??= this.fetchMetadata(options.signal).then(
+    this.metadataPromise ??= this.fetchMetadata(options).then(
       (md) => { this.metadataValue = md; return md; },
       (error: unknown) => { this.metadataPromise = undefined; throw error; },
     );
     return this.metadataPromise;
   }
 
-  private async fetchMetadata(signal: AbortSignal | undefined): Promise<ServiceMetadata> {
+  private async fetchMetadata(options: ReadOptions): Promise<ServiceMetadata> {
     // $metadata is XML (or CSDL JSON) in every version: no JSON format headers, just ask for XML.
-    const ctx = { ...this.context(this.protocol ?? v4, undefined), headers: {} };
-    const response = await send(ctx, `${this.serviceURL}$metadata`, signal, 'application/xml');
-    const declared = protocolFor(response.headers.get('odata-version')) ?? protocolFor(response.headers.get('dataserviceversion'));
+    const ctx = { ...this.context(this.protocol ?? v4, undefined, options), headers: { ...options.headers } };
+    const query = this.serviceParams.map(([n, v]) => `${encodeOptionValue(n)}=${encodeOptionValue(v)}`).join('&');
+    const response = await send(ctx, `${this.serviceURL}$metadata${query ? `?${query}` : ''}`, options.signal, 'application/xml');
+    const declared = declaredBy(response)?.protocol;
     const md = await readMetadataResponse(response);
     this.protocol ??= protocolFor(md.version) ?? declared;
     return md;
@@ -152,23 +233,46 @@ export class ODataClient implements QueryHost {
     return this.metadataValue;
   }
 
-  private context(protocol: ODataProtocol, entityType: EntityTypeInfo | undefined, maxPageSize?: number): ReadContext {
+  /** Fails on the first response whose declared version contradicts the one in use. */
+  private readonly checkVersion = (response: SluiceResponse): void => {
+    if (this.versionVerified || this.protocol === undefined) return;
+    const declared = declaredBy(response);
+    if (declared === undefined) return;
+    if (declared.protocol !== this.protocol) {
+      throw new ODataVersionError(
+        `The service speaks OData ${declared.protocol.version} (${declared.header}) but the client was created with version '${this.protocol.version}': pass version '${declared.protocol.version}' or 'auto'`,
+        declared.protocol.version,
+      );
+    }
+    this.versionVerified = true;
+  };
+
+  private context(protocol: ODataProtocol, entityType: EntityTypeInfo | undefined, options: StreamOptions = {}): ReadContext {
+    const d = this.defaults;
     return {
       client: this.http,
       protocol,
       decode: { largeNumbers: this.largeNumbers, metadata: this.metadataValue, entityType },
-      serviceOrigin: this.origin,
-      allowedOrigins: this.allowedOrigins,
-      headers: protocol.requestHeaders(this.largeNumbers, maxPageSize),
-      pageRetries: this.pageRetries,
+      links: this.links,
+      metadataURL: `${this.serviceURL}$metadata`,
+      serviceParams: this.serviceParams,
+      headers: { ...options.headers, ...protocol.requestHeaders(this.largeNumbers, checkCount(options.maxPageSize, 'maxPageSize', 1)) },
+      call: options,
+      pageRetries: checkCount(options.pageRetries, 'pageRetries', 0) ?? d.pageRetries,
       retry: this.http.options.retry ?? DEFAULT_RETRY,
+      maxPages: checkCount(options.maxPages, 'maxPages', 1) ?? d.maxPages,
+      limits: {
+        maxRecordBytes: checkCount(options.maxRecordBytes, 'maxRecordBytes', 1) ?? d.maxRecordBytes,
+        maxPageBytes: checkCount(options.maxPageBytes, 'maxPageBytes', 1) ?? d.maxPageBytes,
+      },
+      checkVersion: this.checkVersion,
     };
   }
 
   /** @internal */
   async runGet(url: string, entityType: EntityTypeInfo | undefined, options: ReadOptions): Promise<unknown> {
     const protocol = this.protocol!;
-    const ctx = this.context(protocol, entityType);
+    const ctx = this.context(protocol, entityType, options);
     const response = await send(ctx, url, options.signal);
     await expectJson(response);
     return protocol.decodeEntity(await response.json(), ctx.decode);
@@ -178,13 +282,13 @@ export class ODataClient implements QueryHost {
   openStream(prepare: (signal: AbortSignal) => Promise<{ url: string; entityType: EntityTypeInfo | undefined }>, options: StreamOptions): AsyncIterator<StreamItem<unknown>> {
     return new CollectionStream(async (signal) => {
       const { url, entityType } = await prepare(signal);
-      return { url, ctx: this.context(this.protocol!, entityType, checkPageSize(options.maxPageSize)) };
+      return { url, ctx: this.context(this.protocol!, entityType, options) };
     }, options);
   }
 
   /** @internal */
   async *runPages(url: string, entityType: EntityTypeInfo | undefined, options: Omit<StreamOptions, 'prefetch'>): AsyncGenerator<Page<unknown>> {
-    for await (const load of pageCollection(this.context(this.protocol!, entityType, checkPageSize(options.maxPageSize)), url, options)) {
+    for await (const load of pageCollection(this.context(this.protocol!, entityType, options), url, options.signal)) {
       const value: unknown[] = [];
       const errors: Error[] = [];
       for (const item of load.drain()) {
@@ -197,7 +301,7 @@ export class ODataClient implements QueryHost {
 
   /** @internal */
   async runCount(url: string, options: ReadOptions): Promise<number> {
-    const ctx = this.context(this.protocol!, undefined);
+    const ctx = this.context(this.protocol!, undefined, options);
     const response = await send(ctx, url, options.signal, 'text/plain');
     const text = (await response.text()).trim();
     // OData 4.0 Part 2 section 11.2.9 (and v2 URI conventions 3.2.1): $count answers a bare integer.
@@ -211,8 +315,13 @@ export class ODataClient implements QueryHost {
   }
 }
 
-function checkPageSize(n: number | undefined): number | undefined {
-  if (n !== undefined && (!Number.isSafeInteger(n) || n < 1)) throw new ConfigError('maxPageSize', `must be an integer >= 1, got ${String(n)}`);
+function checkBoolean(value: unknown, name: string): boolean | undefined {
+  if (value !== undefined && typeof value !== 'boolean') throw new ConfigError(name, `must be a boolean, got ${String(value)}`);
+  return value;
+}
+
+function checkCount(n: number | undefined, name: string, min: number): number | undefined {
+  if (n !== undefined && (!Number.isSafeInteger(n) || n < min)) throw new ConfigError(name, `must be an integer >= ${min}, got ${String(n)}`);
   return n;
 }
 

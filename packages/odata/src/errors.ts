@@ -28,42 +28,41 @@ export class ODataError extends HttpError {
   readonly target: string | undefined;
   /** Further errors the service listed. */
   readonly details: readonly ODataErrorDetail[];
+  /** The server's id for the request (`x-request-id`, `sap-request-id`, ...), to quote in a support case. */
+  readonly requestId: string | undefined;
 
   constructor(init: ConstructorParameters<typeof HttpError>[0] & {
-    code: string; message: string; target?: string | undefined; details?: readonly ODataErrorDetail[];
+    code: string; message: string; target?: string | undefined; details?: readonly ODataErrorDetail[]; requestId?: string | undefined;
   }) {
     super(init);
     this.code = init.code;
     this.odataMessage = init.message;
     this.target = init.target;
     this.details = init.details ?? [];
+    this.requestId = init.requestId;
     this.message = `${this.method} ${this.url} failed with status ${this.status}: ${init.code ? init.code + ': ' : ''}${init.message}`;
   }
 }
 
 /**
- * A feature the service's OData version cannot express, such as a nested `$expand` or a lambda
- * (`any`/`all`) on an OData v2 service. Thrown when the URL is built.
+ * The OData version does not fit: a feature the service's version cannot express (a nested `$expand` or
+ * a lambda on an OData v2 service, thrown when the URL is built), or a declared `version` the service
+ * contradicts in its first response (`server` then says what it speaks).
  */
-export class ODataVersionError extends SluiceError {}
-
-/**
- * A next link (or another server-given URL) pointed to an origin other than the service's and the
- * caller did not allow it: following it could send credentials elsewhere.
- */
-export class ForeignOriginError extends SluiceError {
-  /** The refused origin. */
-  readonly origin: string;
-  constructor(origin: string, serviceOrigin: string) {
-    super(`Refused to follow a link to ${origin}: the service is at ${serviceOrigin} (add it to allowedOrigins to permit it)`);
-    this.origin = origin;
+export class ODataVersionError extends SluiceError {
+  /** The version the service declared in its response headers, when that is the problem. */
+  readonly server: string | undefined;
+  constructor(message: string, server?: string) {
+    super(message);
+    this.server = server;
   }
 }
 
 /**
  * A page of a collection could not be read (status error after the core's retries, connection reset,
  * truncated or unparseable body). `willRetry` says whether the stream asks for the same page again;
- * `cause` is the underlying error.
+ * `cause` is the underlying error, and `status` / `odataError` repeat the service's answer when it was
+ * an error status.
  */
 export class PageError extends SluiceError {
   /** The page URL, credentials and sensitive query values redacted. */
@@ -72,12 +71,48 @@ export class PageError extends SluiceError {
   readonly attempt: number;
   /** Whether the stream will request the same page again. */
   readonly willRetry: boolean;
+  /** The HTTP status when the page was answered with an error status. */
+  readonly status: number | undefined;
+  /** The service's OData error (code, message, target, details, request id), when it sent one. */
+  readonly odataError: ODataError | undefined;
   constructor(url: string, attempt: number, willRetry: boolean, cause: unknown) {
     const why = cause instanceof Error ? cause.message : String(cause);
     super(`Reading a page failed (attempt ${attempt}${willRetry ? ', will retry' : ', giving up'}): ${why}`, { cause });
     this.url = redactURL(url);
     this.attempt = attempt;
     this.willRetry = willRetry;
+    this.status = cause instanceof HttpError ? cause.status : undefined;
+    this.odataError = cause instanceof ODataError ? cause : undefined;
+  }
+}
+
+/**
+ * Paging went wrong in a way that would lose or repeat data: a next link that is not a string, a next
+ * link already followed (the server loops), or more pages than `maxPages`. Records already delivered
+ * are never delivered again.
+ */
+export class PagingError extends SluiceError {
+  /** What went wrong. */
+  readonly reason: 'invalid-next-link' | 'repeated-next-link' | 'max-pages';
+  /** Pages read before the error. */
+  readonly pages: number;
+  constructor(reason: PagingError['reason'], pages: number, detail: string) {
+    super(`Paging stopped after ${pages} page(s): ${detail}`);
+    this.reason = reason;
+    this.pages = pages;
+  }
+}
+
+/** A record or a page was larger than `maxRecordBytes` / `maxPageBytes` allow; reading stopped there. */
+export class ResponseSizeError extends SluiceError {
+  /** Which limit was passed. */
+  readonly limit: 'maxRecordBytes' | 'maxPageBytes';
+  /** The limit in bytes. */
+  readonly maxBytes: number;
+  constructor(limit: ResponseSizeError['limit'], maxBytes: number) {
+    super(`${limit === 'maxRecordBytes' ? 'A record' : 'A page'} is larger than ${limit} (${maxBytes} bytes)`);
+    this.limit = limit;
+    this.maxBytes = maxBytes;
   }
 }
 

@@ -7,6 +7,10 @@
  */
 export { ODataClient, createODataClient, type ODataClientOptions } from './client.js';
 export { Query, encodeOptionValue, type KeyValue, type ReadOptions, type QueryHost } from './query/query.js';
+export { EntityQuery } from './query/entity.js';
+export { QueryBase } from './query/base.js';
+export { SearchBuilder, SearchExpr, type SearchTerm } from './query/search.js';
+export { LinkPolicy, ForeignOriginError, type LinkKind, type LinkPolicyOptions } from './links/policy.js';
 export { Expr, FilterBuilder, filterBuilder, type Operand, type PropertyPath, type RenderContext } from './query/filter.js';
 export type { ExpandOptions, ExpandItem } from './query/expand.js';
 export {
@@ -18,7 +22,7 @@ export type { StreamOptions } from './read/stream.js';
 export { ItemScanner, type ScanBatch } from './read/scanner.js';
 export { parseErrorBody, type ParsedError } from './read/error-body.js';
 export {
-  ODataError, ODataVersionError, ForeignOriginError, PageError, RecordDecodeError, ODataFormatError, type ODataErrorDetail,
+  ODataError, ODataVersionError, PageError, PagingError, ResponseSizeError, RecordDecodeError, ODataFormatError, type ODataErrorDetail,
 } from './errors.js';
 export type { ODataProtocol, ODataVersion, DecodeContext, PageInfo } from './protocol/types.js';
 export { v2 as odataV2 } from './v2/protocol.js';

@@ -44,7 +44,7 @@ describe('query URLs', () => {
 
   it('navigates from an entity', () => {
     expect(od4.from('Products').key(1).nav('Category').toURL()).toBe(`${root}Products(1)/Category`);
-    expect(od4.from('Categories').key(2).nav('Products').filter((f) => f.gt('Price', 1)).toURL()).toBe(`${root}Categories(2)/Products?$filter=Price%20gt%201`);
+    expect(od4.from('Categories').key(2).navMany('Products').filter((f) => f.gt('Price', 1)).toURL()).toBe(`${root}Categories(2)/Products?$filter=Price%20gt%201`);
   });
 
   it('nests expand options in v4 and refuses them clearly in v2', () => {
@@ -61,7 +61,7 @@ describe('query URLs', () => {
     expect(() => od4.from('Products').filter((f) => f.eq('Name eq Name or true', 1))).toThrow(ConfigError);
     expect(() => od4.from('Products').key({ 'ID) or (1': 1 })).toThrow(ConfigError);
     expect(() => od4.from('Products').param('$filter', 'x')).toThrow(ConfigError);
-    expect(() => od4.from('Products').nav('../x')).toThrow(ConfigError);
+    expect(() => od4.from('Products').key(1).nav('../x')).toThrow(ConfigError);
     expect(() => od4.from('Products').top(-1)).toThrow(ConfigError);
     expect(() => od4.from('Products').search('say "hi"')).toThrow(ConfigError);
   });
@@ -74,14 +74,45 @@ describe('query URLs', () => {
     expect([...new URL(url).searchParams.keys()]).toEqual(['$filter']);
   });
 
-  it('needs the version before toURL in auto mode', () => {
+  it('builds URLs before ready() in auto mode where both versions agree, and says so where they do not', () => {
     const od = createODataClient({ serviceURL: root });
-    expect(() => od.from('Products').toURL()).toThrow(/not known yet/);
+    expect(od.from('Products').key(1).select('ID', 'Name').toURL()).toBe(`${root}Products(1)?$select=ID,Name`);
+    expect(od.from('Products').filter((f) => f.eq('Name', "O'B")).top(2).toURL()).toBe(`${root}Products?$filter=Name%20eq%20'O''B'&$top=2`);
+    expect(() => od.from('Products').count().toURL()).toThrow(/not known yet/);
+    expect(() => od.from('Products').filter((f) => f.eq('ID', guid('0f8fad5b-d9cb-469f-a165-70867728950e'))).toURL()).toThrow(ConfigError);
+  });
+
+  it('keeps the service URL\'s query options on every URL', () => {
+    const od = createODataClient({ serviceURL: 'https://erp.example.com/sap/opu/odata/sap/DEMO_SRV?sap-client=100', version: '2.0' });
+    expect(od.serviceURL).toBe('https://erp.example.com/sap/opu/odata/sap/DEMO_SRV/');
+    expect(od.from('Products').top(1).toURL()).toBe('https://erp.example.com/sap/opu/odata/sap/DEMO_SRV/Products?$top=1&sap-client=100');
+    expect(od.from('Products').key(1).toURL()).toBe('https://erp.example.com/sap/opu/odata/sap/DEMO_SRV/Products(1)?sap-client=100');
+    // The query's own value wins over the service URL's.
+    expect(od.from('Products').param('sap-client', 200).toURL()).toBe('https://erp.example.com/sap/opu/odata/sap/DEMO_SRV/Products?sap-client=200');
+  });
+
+  it('gives a single entity its own type: collection options and runs do not apply to it', () => {
+    const one = od4.from<Product>('Products').key(1);
+    // @ts-expect-error list() is for collections
+    expect(one.list).toBeUndefined();
+    // @ts-expect-error countOnly() is for collections
+    expect(one.countOnly).toBeUndefined();
+    // @ts-expect-error pages() is for collections
+    expect(one.pages).toBeUndefined();
+    // @ts-expect-error $top does not apply to one entity
+    expect(one.top).toBeUndefined();
+    // @ts-expect-error neither does key() again
+    expect(one.key).toBeUndefined();
+    expect(typeof one.get).toBe('function');
+    expect(od4.singleton('Me').nav('Manager').toURL()).toBe(`${root}Me/Manager`);
+    expect(od4.singleton('Me').navMany('Reports').top(2).toURL()).toBe(`${root}Me/Reports?$top=2`);
   });
 
   it('validates client options at construction', () => {
     expect(() => createODataClient({ serviceURL: 'ftp://x/' })).toThrow(ConfigError);
-    expect(() => createODataClient({ serviceURL: 'https://x/svc?a=1' })).toThrow(ConfigError);
+    expect(() => createODataClient({ serviceURL: 'https://x/svc#a' })).toThrow(ConfigError);
+    expect(() => createODataClient({ serviceURL: root, pageRetry: 2 } as never)).toThrow(/did you mean pageRetries/);
+    expect(() => createODataClient({ serviceURL: root, maxPages: 0 })).toThrow(ConfigError);
     expect(() => createODataClient({ serviceURL: root, version: '3.0' as never })).toThrow(ConfigError);
     expect(() => createODataClient({ serviceURL: root, allowedOrigins: ['nope'] })).toThrow(ConfigError);
   });

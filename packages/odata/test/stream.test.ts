@@ -184,7 +184,7 @@ describe('stream', () => {
     expect(server.requests.filter((r) => r.url === '/svc/P?p=2')).toHaveLength(2);
   });
 
-  it('retries a truncated page and a 503 page, each after an error item', async () => {
+  it('leaves error statuses to the core and resumes only a broken body, each counted', async () => {
     let origin = '';
     const full = JSON.stringify({ value: records(1, 4), '@odata.nextLink': '' });
     const server = await serve({
@@ -195,21 +195,35 @@ describe('stream', () => {
       },
     });
     origin = server.origin;
-    const items = await collect(client(server).from<{ ID: number }>('P').stream());
+    const items = await collect(client(server, { http: { retry: { maxAttempts: 2, waitBase: 1, maxWait: 2 } } }).from<{ ID: number }>('P').stream());
     expect(ids(items)).toEqual([1, 2, 3, 4, 5]);
+    // The truncated body is resumed by the stream (one error item); the 503 is retried by the core, unseen.
     const errors = items.filter((i) => i.error).map((i) => i.error as PageError);
-    expect(errors.map((e) => e.willRetry)).toEqual([true, true]);
+    expect(errors.map((e) => e.willRetry)).toEqual([true]);
     expect(errors[0]!.cause).toBeInstanceOf(SyntaxError);
-    expect(errors[1]!.cause).toBeInstanceOf(ODataError);
-    expect((errors[1]!.cause as ODataError).status).toBe(503);
+    expect(server.requests.map((r) => r.url)).toEqual(['/svc/P', '/svc/P', '/svc/P?p=2', '/svc/P?p=2']);
   });
 
-  it('gives up after the bounded number of page retries', async () => {
+  it('does not multiply retries: a failing page costs the core\'s attempts, once', async () => {
     const server = await serve({
-      '/svc/P': (res) => { res.writeHead(503, { 'content-type': 'text/plain' }); res.end('down'); },
+      '/svc/P': (res) => { res.writeHead(503, { 'content-type': 'application/json', 'x-request-id': 'req-42' }); res.end('{"error":{"code":"Busy","message":"down","target":"P"}}'); },
     });
-    const items = await collect(client(server, { pageRetries: 2 }).from('P').stream());
-    expect(items.map((i) => (i.error as PageError).willRetry)).toEqual([true, true, false]);
+    const items = await collect(client(server, { pageRetries: 3, http: { retry: { maxAttempts: 3, waitBase: 1, maxWait: 2 } } }).from('P').stream());
+    expect(server.requests).toHaveLength(3);
+    expect(items).toHaveLength(1);
+    const error = items[0]!.error as PageError;
+    expect(error.willRetry).toBe(false);
+    // One error model: the page error carries the service's OData error.
+    expect(error.status).toBe(503);
+    expect(error.odataError).toMatchObject({ status: 503, code: 'Busy', odataMessage: 'down', target: 'P', requestId: 'req-42' });
+    expect(error.cause).toBe(error.odataError);
+  });
+
+  it('gives up resuming a body that keeps breaking after pageRetries', async () => {
+    const server = await serve({ '/svc/P': (res) => json(res, '{"value":[{"ID":1},{"ID"') });
+    const items = await collect(client(server, { pageRetries: 2, http: { retry: { maxAttempts: 3, waitBase: 1, maxWait: 2 } } }).from<{ ID: number }>('P').stream());
+    expect(items.filter((i) => i.error).map((i) => (i.error as PageError).willRetry)).toEqual([true, true, false]);
+    expect(ids(items)).toEqual([1]);
     expect(server.requests).toHaveLength(3);
   });
 
@@ -233,7 +247,7 @@ describe('stream', () => {
     const server = await serve({ '/svc/P': (res) => json(res, { value: records(1, 1), '@odata.nextLink': `${foreign.origin}/other/P?p=2` }) });
     const refused = await collect(client(server).from<{ ID: number }>('P').stream());
     expect(ids(refused)).toEqual([1]);
-    expect((refused[1]!.error as PageError).cause).toBeInstanceOf(ForeignOriginError);
+    expect(refused[1]!.error).toBeInstanceOf(ForeignOriginError);
     expect(foreign.requests).toHaveLength(0);
     const allowed = await collect(client(server, { allowedOrigins: [foreign.origin] }).from<{ ID: number }>('P').stream());
     expect(ids(allowed)).toEqual([1, 9]);
@@ -244,7 +258,7 @@ describe('stream', () => {
       '/svc/P': (res, _u, attempt) => { if (attempt === 1) { res.writeHead(502); res.end(); } else json(res, { value: records(1, 3) }); },
       '/svc/Bad': (res) => json(res, '{"value":[{"ID":1},{"ID":x}]}'),
     });
-    const od = client(server);
+    const od = client(server, { http: { retry: { maxAttempts: 2, waitBase: 1, maxWait: 2 } } });
     expect((await od.from<{ ID: number }>('P').list()).map((r) => r.ID)).toEqual([1, 2, 3]);
     await expect(od.from('Bad').list()).rejects.toBeInstanceOf(RecordDecodeError);
   });
@@ -288,7 +302,7 @@ describe('pages', () => {
 
   it('retries a failed page whole and throws PageError when it fails for good', async () => {
     const server = await serve({
-      '/svc/P': (res, _u, attempt) => { if (attempt === 1) { res.writeHead(500); res.end(); } else json(res, { value: records(1, 2) }); },
+      '/svc/P': (res, _u, attempt) => { if (attempt === 1) json(res, '{"value":[{"ID":1},'); else json(res, { value: records(1, 2) }); },
       '/svc/Q': (res) => { res.writeHead(500); res.end(); },
     });
     const od = client(server, { pageRetries: 1 });

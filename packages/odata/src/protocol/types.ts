@@ -16,6 +16,10 @@ export interface DecodeContext {
 export interface PageInfo {
   nextLink: string | undefined;
   count: number | undefined;
+  /** The page's context URL (v4 `@odata.context`), which relative next links are resolved against. */
+  context?: string | undefined;
+  /** Set when the envelope has a next link that is not a string (its JSON type): paging cannot go on. */
+  invalidNextLink?: string | undefined;
 }
 
 /**
@@ -33,6 +37,8 @@ export interface ODataProtocol {
   readonly countOption: readonly [name: string, value: string];
   /** The query option for a free-text search: v4 `$search="text"`; v2 has none, so SAP Gateway's `search=text`. */
   searchOption(text: string): readonly [name: string, value: string];
+  /** The query option for a built `$search` expression (`blue AND NOT red`): v4 `$search`, v2 SAP's `search`. */
+  searchExpression(expression: string): readonly [name: string, value: string];
   /** `Nav(<options>)` for a nested expand; v2 throws ODataVersionError. */
   nestedExpand(path: string, options: readonly string[]): string;
   /** A built-in function call such as `contains(Name,'x')` (v2: `substringof('x',Name)`). */

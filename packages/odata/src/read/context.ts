@@ -1,33 +1,59 @@
 import { AbortError, HttpError, NetworkError, TimeoutError, type Client, type RetryOptions, type SluiceResponse } from '@sluice/core';
-import { ForeignOriginError, ODataFormatError } from '../errors.js';
+import { ODataFormatError } from '../errors.js';
+import type { LinkPolicy } from '../links/policy.js';
 import type { DecodeContext, ODataProtocol } from '../protocol/types.js';
+import type { ReadOptions } from '../query/base.js';
 import { toODataError } from './error-body.js';
+
+/** Size limits of a read, in bytes (undefined: no limit). */
+export interface ReadLimits {
+  maxRecordBytes: number | undefined;
+  maxPageBytes: number | undefined;
+}
 
 /** Everything a read needs, resolved once per query run (version known, metadata if loaded). */
 export interface ReadContext {
   client: Client;
   protocol: ODataProtocol;
   decode: DecodeContext;
-  /** Origin of the service root; next links elsewhere are refused unless allowed. */
-  serviceOrigin: string;
-  allowedOrigins: ReadonlySet<string>;
-  /** Headers of every request of this read. */
+  /** Where server-given links may lead. */
+  links: LinkPolicy;
+  /** The `$metadata` URL: relative context URLs are resolved against it. */
+  metadataURL: string;
+  /** Headers of every request of this read (format and version headers win over the caller's). */
   headers: Record<string, string>;
-  /** How many times a failed page is requested again. */
+  /** The caller's per-read options (timeout). */
+  call: ReadOptions;
+  /** How many times a page whose body broke is resumed. */
   pageRetries: number;
-  /** Retry settings, for the wait between page retries. */
+  /** Retry settings, for the wait before resuming a page. */
   retry: RetryOptions;
+  /** Query options of the service URL, kept on every request (next links included). */
+  serviceParams: readonly (readonly [string, string])[];
+  /** Stop with PagingError after this many pages. */
+  maxPages: number | undefined;
+  limits: ReadLimits;
+  /** Checks a response's declared version against the protocol in use (throws ODataVersionError). */
+  checkVersion(response: SluiceResponse): void;
 }
 
 const JSON_TYPE = /(^|\/|\+)json\b/i;
 
 /**
- * Sends one GET through the core client (its retries, timeouts and plugins apply) and turns an error
- * status into an ODataError, reading the error body.
+ * Sends one GET through the core client (its retries, timeouts and plugins apply), checks the declared
+ * version, and turns an error status into an ODataError, reading the error body.
  */
 export async function send(ctx: ReadContext, url: string, signal: AbortSignal | undefined, accept?: string): Promise<SluiceResponse> {
   const headers = accept === undefined ? ctx.headers : { ...ctx.headers, accept };
-  const response = await ctx.client.request({ method: 'GET', path: url, headers, signal, throwHttpErrors: false });
+  const response = await ctx.client.request({
+    method: 'GET', path: url, headers, signal, throwHttpErrors: false, ...(ctx.call.timeout !== undefined ? { timeout: ctx.call.timeout } : {}),
+  });
+  try {
+    ctx.checkVersion(response);
+  } catch (error) {
+    await response.cancel();
+    throw error;
+  }
   if (response.status >= 400) throw await toODataError(response);
   return response;
 }
@@ -41,25 +67,25 @@ export async function expectJson(response: SluiceResponse): Promise<void> {
 }
 
 /**
- * Resolves a next link against the page that carried it (v4 next links may be relative) and refuses
- * another origin unless allowed: credentials must not leave the service's origin.
+ * The base a page's relative next link is resolved against (OData JSON Format 4.01 section 4.6): the
+ * page's context URL, itself relative to the `$metadata` document, or the request URL without one.
  */
-export function resolveNextLink(ctx: ReadContext, link: string, pageURL: string): string {
-  const url = new URL(link, pageURL);
-  if (url.origin !== ctx.serviceOrigin && !ctx.allowedOrigins.has(url.origin)) throw new ForeignOriginError(url.origin, ctx.serviceOrigin);
-  // Absolute links are followed exactly as given; only relative ones are resolved.
-  return /^[a-z][a-z0-9+.-]*:/i.test(link) ? link : url.href;
+export function nextLinkBase(ctx: ReadContext, context: string | undefined, pageURL: string): string {
+  if (context === undefined) return pageURL;
+  try {
+    return new URL(context, ctx.metadataURL).href;
+  } catch {
+    return pageURL;
+  }
 }
 
 /**
- * Whether asking for the same page again may help: connection failures, timeouts, truncated bodies,
- * 5xx, 408 and 429. Client errors, refusals and the caller's abort are final.
+ * Whether resuming the same page may help. The core has already retried statuses and failed
+ * connections, so only a body that broke after the response began (reset, truncation, a timeout while
+ * reading) is worth another request here; the caller's abort is final.
  */
-export function isRetryable(error: unknown): boolean {
-  if (error instanceof AbortError) return false;
-  if (error instanceof HttpError) return error.status >= 500 || error.status === 408 || error.status === 429;
+export function isResumable(error: unknown): boolean {
+  if (error instanceof AbortError || error instanceof HttpError) return false;
   if (error instanceof NetworkError || error instanceof TimeoutError) return true;
-  if (error instanceof SyntaxError) return true;
-  if (error instanceof ODataFormatError) return false;
-  return false;
+  return error instanceof SyntaxError;
 }

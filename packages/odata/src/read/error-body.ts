@@ -60,6 +60,17 @@ export function parseErrorBody(text: string): ParsedError | undefined {
   return undefined;
 }
 
+/** Headers servers put their request id in (SAP, Azure/Dataverse, proxies, CAP). */
+const REQUEST_ID_HEADERS = ['x-request-id', 'sap-request-id', 'x-ms-request-id', 'request-id', 'x-correlation-id', 'x-correlationid', 'x-vcap-request-id'];
+
+function requestIdOf(response: SluiceResponse): string | undefined {
+  for (const name of REQUEST_ID_HEADERS) {
+    const value = response.headers.get(name);
+    if (value) return value.slice(0, 200);
+  }
+  return undefined;
+}
+
 /**
  * Reads an error response (status >= 400) into an {@link ODataError} when its body is an OData error,
  * otherwise into a plain {@link HttpError} with an excerpt.
@@ -86,5 +97,5 @@ export async function toODataError(response: SluiceResponse): Promise<HttpError>
   };
   const parsed = parseErrorBody(text);
   if (!parsed) return new HttpError(base);
-  return new ODataError({ ...base, ...parsed });
+  return new ODataError({ ...base, ...parsed, requestId: requestIdOf(response) });
 }

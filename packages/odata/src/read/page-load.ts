@@ -1,4 +1,4 @@
-import { RecordDecodeError } from '../errors.js';
+import { RecordDecodeError, ResponseSizeError } from '../errors.js';
 import type { PageInfo } from '../protocol/types.js';
 import { expectJson, send, type ReadContext } from './context.js';
 import { ItemScanner, type ScanBatch } from './scanner.js';
@@ -44,12 +44,17 @@ export class PageLoad {
   error: unknown;
   /** Records seen in this attempt, skipped ones included. */
   seen = 0;
+  /** The response began (status and headers in): a failure after this point broke the body. */
+  bodyStarted = false;
+  /** The load failed before sending (a refused or repeated link): nothing to resume. */
+  readonly refused: boolean;
   /** Called once when `done` turns true. */
   onDone: (() => void) | undefined;
   /** Resolves when done (never rejects). */
   readonly finished: Promise<void>;
 
   constructor(private readonly ctx: ReadContext, readonly url: string, readonly skip: number, signal: AbortSignal, failure?: unknown) {
+    this.refused = failure !== undefined;
     this.finished = (failure === undefined ? this.run(signal) : Promise.reject(failure)).then(
       (info) => this.finish(info, undefined),
       (error: unknown) => this.finish(undefined, error),
@@ -117,8 +122,14 @@ export class PageLoad {
     const { ctx } = this;
     const response = await send(ctx, this.url, signal);
     await expectJson(response);
-    const scanner = new ItemScanner(ctx.protocol.recordPaths);
+    this.bodyStarted = true;
+    const { maxRecordBytes, maxPageBytes } = ctx.limits;
+    const scanner = new ItemScanner(ctx.protocol.recordPaths, maxRecordBytes);
+    let bytes = 0;
     for await (const chunk of response.body) {
+      bytes += chunk.byteLength;
+      // Leaving the loop by throwing cancels the body.
+      if (maxPageBytes !== undefined && bytes > maxPageBytes) throw new ResponseSizeError('maxPageBytes', maxPageBytes);
       const batch = scanner.push(chunk);
       if (batch.starts.length > 0 || batch.parsed.length > 0) this.queueRuns(batch);
     }

@@ -1,3 +1,5 @@
+import { ResponseSizeError } from '../errors.js';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_OBJECT = 0x7b;
@@ -25,6 +27,8 @@ const SPECULATE_MISSES = 3;
 const RECORD_END = Buffer.from('},');
 
 const EMPTY: Buffer = Buffer.alloc(0);
+/** `elemStart` of an element that began in an earlier chunk (its bytes are in `pending`). */
+const PENDING = -2;
 
 /**
  * Finds the elements of a response's record array (`value` in v4, `d.results` in v2) in body bytes as
@@ -67,8 +71,18 @@ export class ItemScanner {
   private misses = 0;
   private parsed: { after: number; values: unknown[] }[] = [];
 
-  /** @param paths Key paths from the root to the record array, tried in order (`[['d', 'results'], ['d']]`). */
-  constructor(private readonly paths: readonly (readonly string[])[]) {}
+  /** Bytes of the element still open at the end of the last chunk (it began in an earlier one). */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
+  /**
+   * @param paths Key paths from the root to the record array, tried in order (`[['d', 'results'], ['d']]`).
+   * @param maxRecordBytes Largest record accepted; a larger one throws ResponseSizeError.
+   */
+  constructor(private readonly paths: readonly (readonly string[])[], private readonly maxRecordBytes?: number) {
+    // Speculative runs are up to 64 KiB: with a smaller record limit, every record is measured alone.
+    if (maxRecordBytes !== undefined && maxRecordBytes < SPECULATE_BYTES) this.misses = SPECULATE_MISSES;
+  }
 
   /** Whether the record array was found. */
   get foundArray(): boolean {
@@ -77,20 +91,11 @@ export class ItemScanner {
 
   /** Scans one chunk; returns the elements it completed (possibly none). */
   push(chunk: Uint8Array): ScanBatch {
-    const incoming = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    let buf: Buffer;
-    if (this.buf.length - this.keep() === 0) {
-      buf = incoming;
-      this.pos = 0;
-      if (this.elemStart >= 0) this.elemStart = 0;
-      if (this.envFrom >= 0) this.envFrom = 0;
-    } else {
-      const keep = this.keep();
-      buf = Buffer.concat([this.buf.subarray(keep), incoming]);
-      this.pos -= keep;
-      if (this.elemStart >= 0) this.elemStart -= keep;
-      if (this.envFrom >= 0) this.envFrom -= keep;
-    }
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    // Only the new bytes are scanned; an element begun in earlier chunks is marked PENDING and its
+    // bytes stay in `pending` until it completes (joined once then), so no byte is copied twice.
+    this.pos = 0;
+    if (this.envFrom >= 0) this.envFrom = 0;
     const starts: number[] = [];
     const ends: number[] = [];
     this.parsed = [];
@@ -190,7 +195,7 @@ export class ItemScanner {
         } else {
           if (c === COMMA || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
             if (primitive) { starts.push(elemStart); ends.push(i); count++; primitive = false; elemStart = -1; }
-          } else if (elemStart < 0) {
+          } else if (elemStart === -1) {
             elemStart = i;
             primitive = true;
           }
@@ -272,13 +277,6 @@ export class ItemScanner {
     return doc as Record<string, unknown>;
   }
 
-  private keep(): number {
-    let keep = this.buf.length;
-    if (this.elemStart >= 0) keep = Math.min(keep, this.elemStart);
-    if (this.envFrom >= 0) keep = Math.min(keep, this.envFrom);
-    return keep;
-  }
-
   private suspend(buf: Buffer, n: number, starts: number[], ends: number[]): ScanBatch {
     this.pos = n;
     // Envelope bytes are copied out now so the buffer can be dropped.
@@ -287,7 +285,31 @@ export class ItemScanner {
       this.envFrom = n;
     }
     this.buf = buf;
-    return { buf, starts, ends, parsed: this.parsed };
+    let out = buf;
+    if (starts.length > 0 && starts[0] === PENDING) {
+      // The element begun in earlier chunks ended here: join its bytes once, shifting this chunk's ranges.
+      const shift = this.pendingBytes;
+      out = Buffer.concat([...this.pending, buf], shift + n);
+      starts[0] = 0;
+      ends[0]! += shift;
+      for (let k = 1; k < starts.length; k++) { starts[k]! += shift; ends[k]! += shift; }
+      this.pending = [];
+      this.pendingBytes = 0;
+    }
+    const max = this.maxRecordBytes;
+    if (max !== undefined) {
+      for (let k = 0; k < starts.length; k++) if (ends[k]! - starts[k]! > max) throw new ResponseSizeError('maxRecordBytes', max);
+    }
+    if (this.elemStart === PENDING) {
+      this.pending.push(buf);
+      this.pendingBytes += n;
+    } else if (this.elemStart >= 0) {
+      this.pending = [buf.subarray(this.elemStart)];
+      this.pendingBytes = n - this.elemStart;
+      this.elemStart = PENDING;
+    }
+    if (max !== undefined && this.pendingBytes > max) throw new ResponseSizeError('maxRecordBytes', max);
+    return { buf: out, starts, ends, parsed: this.parsed };
   }
 
   /** Returns the index of the closing quote at or after `i`, or -1 if the chunk ends first. */

@@ -1,19 +1,28 @@
 import { AbortError, backoffDelay, sleep } from '@sluice/core';
-import { PageError } from '../errors.js';
-import { isRetryable, resolveNextLink, type ReadContext } from './context.js';
+import { ODataVersionError, PageError } from '../errors.js';
+import type { ReadOptions } from '../query/base.js';
+import { isResumable, type ReadContext } from './context.js';
+import { NextLinks } from './next-links.js';
 import { PageLoad } from './page-load.js';
 import type { StreamItem } from './stream-item.js';
 
-/** Options of `query.stream()`. */
-export interface StreamOptions {
-  /** Stops the stream and all its network work. */
-  signal?: AbortSignal;
+/** Options of `query.stream()`, `list()` and `pages()` (besides `signal`, `headers`, `timeout`). */
+export interface StreamOptions extends ReadOptions {
   /** Fetch the next page while the caller works on the current one (default true). */
   prefetch?: boolean;
   /** Ask the service for at most this many records per page (v4 `Prefer: odata.maxpagesize`). */
   maxPageSize?: number;
-  /** How many times a failed page is requested again before the stream ends (default 3). */
+  /**
+   * How many times a page whose body broke (reset, truncated, timed out while reading) is resumed
+   * (default: the client's `pageRetries`, 3). Error statuses are retried by the core, not here.
+   */
   pageRetries?: number;
+  /** End with PagingError after this many pages (default: the client's `maxPages`, unlimited). */
+  maxPages?: number;
+  /** Largest record accepted, in bytes (default: the client's `maxRecordBytes`); larger ends the read with ResponseSizeError. */
+  maxRecordBytes?: number;
+  /** Largest page body accepted, in bytes (default: the client's `maxPageBytes`). */
+  maxPageBytes?: number;
 }
 
 const DONE: IteratorResult<never> = { value: undefined, done: true };
@@ -30,6 +39,7 @@ export type StreamSource = (signal: AbortSignal) => Promise<{ ctx: ReadContext; 
  */
 export class CollectionStream implements AsyncIterableIterator<StreamItem<unknown>> {
   private ctx!: ReadContext;
+  private links!: NextLinks;
   private current: PageLoad | undefined;
   private ahead: PageLoad | undefined;
   private attempt = 0;
@@ -82,13 +92,13 @@ export class CollectionStream implements AsyncIterableIterator<StreamItem<unknow
   }
 
   private following(from: PageLoad): PageLoad | undefined {
-    const link = from.info?.nextLink;
-    if (link === undefined) return undefined;
+    let url: string | undefined;
     try {
-      return this.start(resolveNextLink(this.ctx, link, from.url), 0);
+      url = this.links.after(from);
     } catch (error) {
-      return PageLoad.failed(this.ctx, link, error);
+      return PageLoad.failed(this.ctx, from.info?.nextLink ?? from.url, error);
     }
+    return url === undefined ? undefined : this.start(url, 0);
   }
 
   // Prefetch: the page after `current` starts as soon as current's link is known, never further ahead.
@@ -105,6 +115,7 @@ export class CollectionStream implements AsyncIterableIterator<StreamItem<unknow
       try {
         const { ctx, url } = await this.source(signal);
         this.ctx = ctx;
+        this.links = new NextLinks(ctx, url);
         if (this.finished) return DONE;
         this.current = this.start(url, 0);
       } catch (error) {
@@ -132,9 +143,11 @@ export class CollectionStream implements AsyncIterableIterator<StreamItem<unknow
         continue;
       }
       if (current.error !== undefined) {
+        // A refused or looping next link ends the stream with its own error: there is no page to retry.
+        if (current.refused || current.error instanceof ODataVersionError) return this.last({ error: current.error as Error });
         const outer = this.options.signal;
         const error = outer?.aborted ? new AbortError('GET', current.url, { cause: outer.reason }) : current.error;
-        const retry = isRetryable(error) && this.attempt < (this.options.pageRetries ?? this.ctx.pageRetries);
+        const retry = current.bodyStarted && isResumable(error) && this.attempt < this.ctx.pageRetries;
         this.attempt++;
         const failure = { error: new PageError(current.url, this.attempt, retry, error) };
         if (!retry) return this.last(failure);
@@ -156,28 +169,27 @@ export class CollectionStream implements AsyncIterableIterator<StreamItem<unknow
 
 /**
  * Reads the pages of a collection one at a time (no prefetch: the paginator holds exactly one page),
- * retrying a failed page in place; throws PageError when a page fails for good.
+ * resuming a page whose body broke; throws PageError when a page fails for good, PagingError or
+ * ForeignOriginError when its next link cannot be followed.
  */
-export async function* pageCollection(
-  ctx: ReadContext, firstURL: string, options: Omit<StreamOptions, 'prefetch'> = {},
-): AsyncGenerator<PageLoad> {
-  const signal = options.signal ?? new AbortController().signal;
-  let url = firstURL;
+export async function* pageCollection(ctx: ReadContext, firstURL: string, signal: AbortSignal | undefined): AsyncGenerator<PageLoad> {
+  const aborted = signal ?? new AbortController().signal;
+  const links = new NextLinks(ctx, firstURL);
+  let url: string | undefined = firstURL;
   let attempt = 0;
-  for (;;) {
-    const load = new PageLoad(ctx, url, 0, signal);
+  while (url !== undefined) {
+    const load = new PageLoad(ctx, url, 0, aborted);
     await load.finished;
     if (load.error !== undefined) {
-      const retry = isRetryable(load.error) && !signal.aborted && attempt < (options.pageRetries ?? ctx.pageRetries);
+      const retry = load.bodyStarted && isResumable(load.error) && !aborted.aborted && attempt < ctx.pageRetries;
       attempt++;
+      if (load.error instanceof ODataVersionError) throw load.error;
       if (!retry) throw new PageError(url, attempt, false, load.error);
-      await sleep(backoffDelay(attempt, ctx.retry), signal);
+      await sleep(backoffDelay(attempt, ctx.retry), aborted);
       continue;
     }
     attempt = 0;
     yield load;
-    const link = load.info?.nextLink;
-    if (link === undefined) return;
-    url = resolveNextLink(ctx, link, url);
+    url = links.after(load);
   }
 }

@@ -1,6 +1,7 @@
 import { ODataVersionError } from '../errors.js';
 import type { ODataProtocol, PageInfo } from '../protocol/types.js';
 import type { Literal } from '../query/literal.js';
+import { jsonType } from '../v4/protocol.js';
 import { decodeV2Record } from './values.js';
 
 const quote = (text: string): string => `'${text.replace(/'/g, "''")}'`;
@@ -45,6 +46,7 @@ export const v2: ODataProtocol = {
   countOption: ['$inlinecount', 'allpages'],
   // OData v2 has no $search; SAP Gateway reads the custom option `search` (SAP Gateway: basic search).
   searchOption: (text) => ['search', text],
+  searchExpression: (expression) => ['search', expression],
   nestedExpand(path, options) {
     if (options.length === 0) return path;
     throw new ODataVersionError(`OData v2 cannot nest options in $expand (asked for ${path}(${options.join(';')})): expand a path such as 'Category/Products' and select 'Category/Name' instead`);
@@ -66,7 +68,11 @@ export const v2: ODataProtocol = {
     const d = object(envelope['d']);
     const next = d?.['__next'];
     const count = d?.['__count'];
-    return { nextLink: typeof next === 'string' ? next : undefined, count: count === undefined ? undefined : Number(count) };
+    return {
+      nextLink: typeof next === 'string' ? next : undefined,
+      count: count === undefined ? undefined : Number(count),
+      invalidNextLink: next === undefined || typeof next === 'string' ? undefined : jsonType(next),
+    };
   },
   decodeRecord: decodeV2Record,
   decodeEntity(body, ctx) {

@@ -22,6 +22,11 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** The JSON type of a value, for messages. */
+export function jsonType(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
 /** The OData 4.0 protocol: JSON format `value` / `@odata.nextLink` / `@odata.count`, ISO dates. */
 export const v4: ODataProtocol = {
   version: '4.0',
@@ -29,6 +34,7 @@ export const v4: ODataProtocol = {
   formatLiteral,
   countOption: ['$count', 'true'],
   searchOption: (text) => ['$search', `"${text}"`],
+  searchExpression: (expression) => ['$search', expression],
   nestedExpand: (path, options) => (options.length === 0 ? path : `${path}(${options.join(';')})`),
   call: (name, args) => `${name}(${args.join(',')})`,
   inList: (left, items) => `${left} in (${items.join(',')})`,
@@ -52,9 +58,13 @@ export const v4: ODataProtocol = {
   recordPaths: [['value']],
   pageInfo(envelope): PageInfo {
     const count = envelope['@odata.count'] ?? envelope['@count'];
+    // OData 4.01 JSON allows the short annotation names without the odata. prefix.
+    const next = '@odata.nextLink' in envelope ? envelope['@odata.nextLink'] : envelope['@nextLink'];
     return {
-      nextLink: text(envelope['@odata.nextLink']) ?? text(envelope['@nextLink']),
+      nextLink: text(next),
       count: count === undefined ? undefined : Number(count),
+      context: text(envelope['@odata.context']) ?? text(envelope['@context']),
+      invalidNextLink: next === undefined || typeof next === 'string' ? undefined : jsonType(next),
     };
   },
   decodeEntity(body: unknown, _ctx: DecodeContext) {
