@@ -9,6 +9,7 @@ export default defineConfig({
       '@sluice/core': src('core'),
       '@sluice/oauth': src('oauth'),
       '@sluice/odata': src('odata'),
+      '@sluice/redis': src('redis'),
       '@sluice/testkit': src('testkit'),
     },
   },

@@ -1,0 +1,206 @@
+import {
+  checkOptionKeys, ConfigError, RateLimitError, SluiceError, TokenBucket, type RateLimiter, type SluiceEventListener,
+} from '@sluice/core';
+import type { Redis } from 'ioredis';
+import { LuaScript, msOption, namespaceOption, openConnection, type RedisConnection } from './connection.js';
+import { RedisHealth, sinkFor } from './health.js';
+
+/**
+ * Options of {@link RedisRateLimiter}.
+ *
+ * @example
+ * ```ts
+ * const options: RedisRateLimiterOptions = { redis: 'redis://127.0.0.1:6379', key: 'https://api.example.com', requestsPerSecond: 50, instances: 4 }
+ * ```
+ */
+export interface RedisRateLimiterOptions {
+  /** An ioredis client (stays open on close) or a `redis://` URL to connect to. */
+  redis: RedisConnection;
+  /** Name of the shared budget, usually the API's origin: every limiter with the same key shares one rate. */
+  key: string;
+  /** Rate of all instances together, requests per second. Required, > 0. */
+  requestsPerSecond: number;
+  /** Requests that may go at once after a quiet spell, all instances together. Default 1. */
+  burst?: number;
+  /** Most requests waiting, all instances together; one more gets {@link RateLimitError}. Default 1000. */
+  maxQueue?: number;
+  /** Reject with {@link RateLimitError} instead of waiting. Default false. */
+  failFast?: boolean;
+  /** Instances sharing the budget: while Redis is down each one sends `requestsPerSecond / instances`. Default 1. */
+  instances?: number;
+  /** Prefix of the Redis key. Default `sluice`. */
+  namespace?: string;
+  /** Timeout of each Redis command in ms; a slower answer counts as an outage. Default 500. */
+  commandTimeout?: number;
+  /** While Redis is down: how often it is probed in the background, in ms. Default 1000. */
+  probeInterval?: number;
+  /** Receives `redis.unavailable` and `redis.recovered` events. */
+  onEvent?: SluiceEventListener;
+}
+
+const OPTION_KEYS = [
+  'redis', 'key', 'requestsPerSecond', 'burst', 'maxQueue', 'failFast', 'instances', 'namespace', 'commandTimeout', 'probeInterval', 'onEvent',
+];
+
+// GCRA with reservation, on the Redis clock: the request's slot is one emission interval after the
+// theoretical arrival time (TAT); it may go `wait` ms from now. A wait beyond ARGV[3] reserves nothing.
+const GCRA = new LuaScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local interval = tonumber(ARGV[1])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tat < now then tat = now end
+local slot = tat + interval
+local wait = slot - now - interval * tonumber(ARGV[2])
+if wait > tonumber(ARGV[3]) then return {0, tostring(wait)} end
+redis.call('SET', KEYS[1], string.format('%.3f', slot), 'PX', math.ceil(slot - now) + 1000)
+if wait < 0 then wait = 0 end
+return {1, tostring(wait)}`);
+
+/**
+ * A {@link RateLimiter} whose budget lives in Redis, so that every instance of an application together
+ * stays under one rate (`rateLimit: new RedisRateLimiter(...)` in `createClient`). Each attempt costs one
+ * Redis round trip: a GCRA script reserves the attempt's slot atomically, and the attempt waits locally
+ * until that slot. Over any `t` seconds all instances send at most `burst + requestsPerSecond * t`.
+ *
+ * When Redis is down or slower than `commandTimeout`, attempts are never failed for it: they take a
+ * local token bucket of `requestsPerSecond / instances` (the instance's share), the outage is reported
+ * once, a background probe notices the recovery, and the shared budget takes over again.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from '@sluice/core'
+ * import { RedisRateLimiter } from '@sluice/redis'
+ * const rateLimit = new RedisRateLimiter({ redis: 'redis://127.0.0.1:6379', key: 'erp', requestsPerSecond: 20, instances: 4 })
+ * const client = createClient({ baseURL: 'https://erp.example.com/api', rateLimit })
+ * ```
+ */
+export class RedisRateLimiter implements RateLimiter {
+  private readonly redis: Redis;
+  private readonly owned: boolean;
+  private readonly redisKey: string;
+  private readonly interval: number;
+  private readonly burst: number;
+  private readonly maxQueue: number;
+  private readonly failFast: boolean;
+  private readonly health: RedisHealth;
+  private readonly local: TokenBucket;
+  private readonly sleepers = new Set<{ timer: ReturnType<typeof setTimeout>; reject: (reason: unknown) => void }>();
+  private waiting = 0;
+  private closedWith: unknown;
+
+  constructor(options: RedisRateLimiterOptions) {
+    if (options === null || typeof options !== 'object') throw new ConfigError('RedisRateLimiter options', 'must be an object');
+    checkOptionKeys('', options, OPTION_KEYS, { url: 'redis', client: 'redis', rate: 'requestsPerSecond', limit: 'requestsPerSecond', prefix: 'namespace' });
+    if (typeof options.key !== 'string' || options.key === '') throw new ConfigError('key', 'must be a non-empty string naming the shared budget (for example the API origin)');
+    const rate = options.requestsPerSecond;
+    if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0) throw new ConfigError('requestsPerSecond', `must be a number > 0, got ${String(rate)}`);
+    this.burst = integerOption('burst', options.burst, 1, 1);
+    this.maxQueue = integerOption('maxQueue', options.maxQueue, 1000, 0);
+    const instances = integerOption('instances', options.instances, 1, 1);
+    if (options.failFast !== undefined && typeof options.failFast !== 'boolean') throw new ConfigError('failFast', `must be a boolean, got ${typeof options.failFast}`);
+    this.failFast = options.failFast ?? false;
+    if (options.onEvent !== undefined && typeof options.onEvent !== 'function') throw new ConfigError('onEvent', 'must be a function');
+    const namespace = namespaceOption('namespace', options.namespace);
+    const commandTimeout = msOption('commandTimeout', options.commandTimeout, 500);
+    const probeInterval = msOption('probeInterval', options.probeInterval, 1000);
+    const { redis, owned } = openConnection('redis', options.redis);
+    this.redis = redis;
+    this.owned = owned;
+    this.redisKey = `${namespace}:rate:{${options.key}}`;
+    this.interval = 1000 / rate;
+    this.health = new RedisHealth(redis, 'rate-limiter', sinkFor(options.onEvent), commandTimeout, probeInterval);
+    this.local = new TokenBucket({
+      requestsPerSecond: rate / instances,
+      burst: Math.max(1, Math.floor(this.burst / instances)),
+      maxQueue: this.maxQueue,
+      failFast: this.failFast,
+    });
+  }
+
+  /** Takes one permit from the shared budget (or the local share while Redis is down). */
+  take(signal: AbortSignal | undefined, failFast = this.failFast): Promise<void> | undefined {
+    if (this.closedWith !== undefined) throw this.closedWith;
+    if (this.health.down) {
+      this.health.probe();
+      return this.local.take(signal, failFast);
+    }
+    if (this.waiting >= this.maxQueue && !failFast) throw new RateLimitError('queue-full', this.interval, this.describe());
+    return this.takeShared(signal, failFast);
+  }
+
+  /** Whether Redis was unusable at the last command and has not answered a probe since. */
+  get unavailable(): boolean {
+    return this.health.down;
+  }
+
+  /** Rejects waiting attempts with `reason`; closes the Redis connection when it was made from a URL. */
+  close(reason: unknown = new SluiceError('The rate limiter is closed')): void {
+    if (this.closedWith !== undefined) return;
+    this.closedWith = reason;
+    for (const sleeper of this.sleepers) {
+      clearTimeout(sleeper.timer);
+      sleeper.reject(reason);
+    }
+    this.sleepers.clear();
+    this.local.close(reason);
+    if (this.owned) this.redis.disconnect();
+  }
+
+  private async takeShared(signal: AbortSignal | undefined, failFast: boolean): Promise<void> {
+    this.waiting++;
+    try {
+      // The shared queue: a slot further away than maxQueue intervals means maxQueue attempts wait before it.
+      const limit = failFast ? 0 : this.maxQueue * this.interval;
+      let reply: [number, string];
+      try {
+        reply = await this.health.run(() => GCRA.run(this.redis, [this.redisKey], [this.interval, this.burst, limit])) as [number, string];
+      } catch {
+        if (this.closedWith !== undefined) throw this.closedWith;
+        const turn = this.local.take(signal, failFast);
+        if (turn !== undefined) await turn;
+        return;
+      }
+      const wait = Number(reply[1]);
+      if (reply[0] !== 1) throw new RateLimitError(failFast ? 'no-token' : 'queue-full', wait, this.describe());
+      if (wait > 0) await this.sleep(wait, signal);
+    } finally {
+      this.waiting--;
+    }
+  }
+
+  private sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    if (this.closedWith !== undefined) return Promise.reject(this.closedWith);
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        clearTimeout(sleeper.timer);
+        this.sleepers.delete(sleeper);
+        reject(signal!.reason);
+      };
+      const sleeper = {
+        timer: setTimeout(() => {
+          this.sleepers.delete(sleeper);
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        }, Math.ceil(ms)),
+        reject: (reason: unknown) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(reason);
+        },
+      };
+      this.sleepers.add(sleeper);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private describe(): string {
+    return `${Math.round(1000 / this.interval * 1000) / 1000}/s shared (burst ${this.burst})`;
+  }
+}
+
+function integerOption(option: string, value: unknown, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw new ConfigError(option, `must be an integer >= ${min}, got ${String(value)}`);
+  return value;
+}
