@@ -1,5 +1,5 @@
 import { ConfigError, HttpError, NetworkError, SluiceError, TimeoutError } from '@sluice/core';
-import { ODataFormatError, PageError } from '@sluice/odata';
+import { MetadataParseError, PageError } from '@sluice/odata';
 
 /** Exit codes of `sluice` (documented in the README). */
 export const EXIT = {
@@ -43,9 +43,10 @@ function hintFor(error: unknown): string | undefined {
     return 'check the credentials (--token, --user/--password, --client-id/--client-secret/--token-url or SLUICE_* variables)';
   }
   if (error instanceof HttpError && error.status === 404) return 'check the service URL and the entity set name (sluice metadata <service-url> lists them)';
-  if (error instanceof ODataFormatError && /text\/html/i.test(error.message)) {
+  if (error instanceof SluiceError && /text\/html/i.test(error.message)) {
     return 'the service answered an HTML page (a login page?): check the URL and the credentials';
   }
+  if (error instanceof MetadataParseError) return 'that URL did not answer OData $metadata (an HTML login page?): check the service URL and the credentials';
   if (error instanceof NetworkError) return 'is the service URL right and the service reachable?';
   if (error instanceof TimeoutError) return 'raise --timeout, or lower --page-size';
   return undefined;

@@ -1,0 +1,51 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sluiceCLI, startServer, type SluiceCLI, type TestServer } from '@sluice/testkit';
+
+let cli: SluiceCLI;
+let login: TestServer;
+beforeAll(async () => {
+  cli = await sluiceCLI();
+  // What a misconfigured gateway or SSO proxy does: a 200 HTML login page for every URL.
+  login = await startServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><html><body><form action="/login">Sign in</form></body></html>');
+  });
+});
+afterAll(() => login.close());
+
+/** A port on 127.0.0.1 that nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('sluice failures', () => {
+  it('an unreachable service exits 1 with one line and a hint', async () => {
+    const r = await cli.run(['export', `http://127.0.0.1:${await closedPort()}/odata/`, 'Products', '--retries', '0']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^sluice: GET http:\/\/127\.0\.0\.1:\d+\/odata\/\$metadata failed: ECONNREFUSED \(is the service URL right and the service reachable\?\)\n$/);
+  });
+
+  it('an HTML login page instead of $metadata exits 1 and says so', async () => {
+    const r = await cli.run(['export', `${login.origin}/odata/`, 'Products']);
+    expect(r.code).toBe(1);
+    expect(r.stderr.split('\n')).toHaveLength(2);
+    expect(r.stderr).toContain('(that URL did not answer OData $metadata (an HTML login page?): check the service URL and the credentials)');
+  });
+
+  it('an HTML login page instead of a JSON page exits 1 and says so', async () => {
+    const r = await cli.run(['export', `${login.origin}/odata/`, 'Products', '--version', '4', '-o', '/nonexistent-dir/never.ndjson']);
+    // The output folder does not exist: that is found before any request.
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('ENOENT');
+    const html = await cli.run(['export', `${login.origin}/odata/`, 'Products', '--version', '4']);
+    expect(html.code).toBe(1);
+    expect(html.stdout).toBe('');
+    expect(html.stderr).toMatch(/content-type text\/html.*a login page\?/);
+  });
+});

@@ -1,0 +1,55 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectCLI, sluiceCLI, startODataServer, type ODataTestServer, type SluiceCLI } from '@sluice/testkit';
+import { expectedProduct, whenRequest } from './helpers.js';
+
+let cli: SluiceCLI;
+let dir: string;
+beforeAll(async () => { [cli, dir] = await Promise.all([sluiceCLI(), mkdtemp(join(tmpdir(), 'sluice-signals-'))]); });
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** A slow service (each page waits) and a promise for the moment the export reaches page 5. */
+async function slowService(): Promise<{ srv: ODataTestServer; midway: Promise<void> }> {
+  const { seen, authorize } = whenRequest((url) => url.includes('skiptoken=500'));
+  const srv = await startODataServer({ products: 100_000, pageSize: 100, faults: { latencyMs: 20 }, authorize });
+  return { srv, midway: seen };
+}
+
+describe('sluice export under signals', () => {
+  it('Ctrl-C (SIGINT) exits 130 and leaves neither the --out file nor a temporary file', async () => {
+    const { srv, midway } = await slowService();
+    try {
+      const out = join(dir, 'interrupted.ndjson');
+      const child = cli.spawn(['export', srv.v4, 'Products', '--out', out]);
+      const done = collectCLI(child);
+      await midway;
+      child.kill('SIGINT');
+      const r = await done;
+      expect(r.code).toBe(130);
+      expect(r.stderr).toMatch(/^sluice: stopped after [\d,]+ records; .*interrupted\.ndjson was not written\n$/);
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('SIGTERM exits 143 and stdout holds whole records only, in order', async () => {
+    const { srv, midway } = await slowService();
+    try {
+      const child = cli.spawn(['export', srv.v4, 'Products', '--select', 'ID,Name']);
+      const done = collectCLI(child);
+      await midway;
+      child.kill('SIGTERM');
+      const r = await done;
+      expect(r.code).toBe(143);
+      expect(r.stdout.endsWith('\n')).toBe(true);
+      const records = r.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { ID: number; Name: string });
+      expect(records.length).toBeGreaterThanOrEqual(500);
+      records.forEach((p, i) => expect(p).toEqual({ ID: i + 1, Name: expectedProduct(i + 1)['Name'] }));
+    } finally {
+      await srv.close();
+    }
+  });
+});
