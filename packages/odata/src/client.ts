@@ -4,7 +4,7 @@ import { LinkPolicy } from './links/policy.js';
 import type { EntityTypeInfo, ServiceMetadata } from './metadata/model.js';
 import { readMetadataResponse } from './metadata/read.js';
 import type { ODataProtocol, ODataVersion } from './protocol/types.js';
-import { encodeOptionValue, type QueryHost, type ReadOptions } from './query/base.js';
+import { encodeOptionValue, type ReadOptions } from './query/base.js';
 import { EntityQuery } from './query/entity.js';
 import { Query } from './query/query.js';
 import { expectJson, send, type ReadContext } from './read/context.js';
@@ -90,7 +90,7 @@ function declaredBy(response: SluiceResponse): { protocol: ODataProtocol; header
  * An OData client (SPEC 4.5): `from(set)` starts a query, `singleton(name)` addresses a singleton,
  * `metadata()` reads the service's `$metadata` once. Create it with {@link createODataClient}.
  */
-export class ODataClient implements QueryHost {
+export class ODataClient {
   /** The service root URL, with a trailing slash and without its query. */
   readonly serviceURL: string;
   /** Query options of the given service URL (`sap-client=100`), sent with every request. */

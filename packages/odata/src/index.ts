@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export { ODataClient, createODataClient, type ODataClientOptions } from './client.js';
-export { Query, encodeOptionValue, type KeyValue, type ReadOptions, type QueryHost } from './query/query.js';
+export { Query, encodeOptionValue, type KeyValue, type ReadOptions } from './query/query.js';
 export { EntityQuery } from './query/entity.js';
 export { QueryBase } from './query/base.js';
 export { SearchBuilder, SearchExpr, type SearchTerm } from './query/search.js';

@@ -8,7 +8,7 @@ import { checkIdentifier } from './names.js';
 import { checkCount, checkOrderBy } from './options.js';
 import { toSearch, type SearchBuilder, type SearchExpr } from './search.js';
 
-export { encodeOptionValue, type KeyValue, type QueryHost, type ReadOptions } from './base.js';
+export { encodeOptionValue, type KeyValue, type ReadOptions } from './base.js';
 
 /**
  * An immutable OData query on a collection (an entity set, or a to-many navigation such as
