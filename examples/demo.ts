@@ -1,56 +1,51 @@
-// `npm start`: the main job on the embedded demo service. Starts the OData demo service (v4 and an
-// SAP-style v2) on 127.0.0.1, then queries it, streams every record in constant memory while the
-// next page is prefetched, survives an injected page failure without losing a record, and reads v2.
-import { createODataClient, PageError } from '../packages/odata/src/index.js';
-import { startODataServer } from '../packages/testkit/src/index.js';
+// `npm start`: the main job on the embedded demo. Starts a local OpenID provider and the OData demo
+// service behind it (500,000 generated products, every request needs a valid OAuth access token) on
+// 127.0.0.1, then runs the real `sluice export` as a child process with client credentials: progress
+// bar, file in a temporary folder, and the exporter's own summary (records/s, peak memory).
+import { spawn } from 'node:child_process';
+import { mkdtemp, open, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bearerAuthorizer, OIDC_CLIENTS, sluiceCLI, startODataServer, startOIDCProvider } from '../packages/testkit/src/index.js';
 
-interface Product { ID: number; Name: string; Price: string; Stock: string; Active: boolean; ReleaseDate: string | Date }
+const RECORDS = Number(process.env.DEMO_RECORDS ?? 500_000);
+const dim = (s: string): string => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[22m` : s);
+const bold = (s: string): string => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[22m` : s);
 
-const PRODUCTS = Number(process.env.DEMO_PRODUCTS ?? 200_000);
-const service = await startODataServer({ products: PRODUCTS, pageSize: 1000 });
-console.log(`demo service: ${service.v4} (v4), ${service.v2} (v2), ${PRODUCTS.toLocaleString('en')} products\n`);
+const [op, cli, dir] = await Promise.all([startOIDCProvider(), sluiceCLI(), mkdtemp(join(tmpdir(), 'sluice-demo-'))]);
+const service = await startODataServer({ products: RECORDS, pageSize: 5000, authorize: bearerAuthorizer(op.issuer) });
+const out = join(dir, 'products.ndjson');
+const { clientId, clientSecret } = OIDC_CLIENTS.service;
 
-const od = createODataClient({ serviceURL: service.v4 });
+console.log(`${bold('sluice demo')}: ${RECORDS.toLocaleString('en-US')} products in an OData v4 service that accepts only OAuth access tokens`);
+console.log(dim(`  service         ${service.v4}`));
+console.log(dim(`  token endpoint  ${op.tokenURL} (client ${clientId}, secret in SLUICE_CLIENT_SECRET)`));
+console.log(`\n$ ${bold(`sluice export ${service.v4} Products --out ${out}`)}`);
+
+// Ctrl-C reaches the exporter too: it stops cleanly (exit 130), then the demo closes its servers.
+process.on('SIGINT', () => undefined);
+const child = spawn(process.execPath, [cli.path, 'export', service.v4, 'Products', '--out', out], {
+  stdio: ['ignore', 'inherit', 'inherit'],
+  env: { ...process.env, SLUICE_CLIENT_ID: clientId, SLUICE_CLIENT_SECRET: clientSecret, SLUICE_TOKEN_URL: op.tokenURL },
+});
+const code = await new Promise<number>((resolve) => child.on('close', (c, signal) => resolve(c ?? (signal === 'SIGINT' ? 130 : 1))));
+
 try {
-  // 1. A typed query: literals are escaped, so "O'Brien" cannot change the query.
-  const cheap = od.from<Product>('Products')
-    .filter((f) => f.and(f.lt('Price', 20), f.startswith('Name', "O'Brien")))
-    .select('ID', 'Name', 'Price')
-    .orderBy('Price desc')
-    .top(3);
-  await od.ready();
-  console.log(`query:  ${cheap.toURL()}`);
-  for (const p of await cheap.list()) console.log(`        ${p.ID}  ${p.Name}  ${p.Price}`);
-  console.log(`count:  ${await od.from('Products').countOnly()} products ($count)\n`);
-
-  // 2. Stream everything: one page in memory, the next one prefetched, page 50 fails once on purpose.
-  service.setFaults({ failPage: { page: 50, status: 503, times: 4 } });
-  const started = performance.now();
-  let records = 0;
-  let retried = 0;
-  for await (const item of od.from<Product>('Products').stream()) {
-    if (item.error) {
-      if (item.error instanceof PageError && item.error.willRetry) retried++;
-      else console.log(`        error: ${item.error.message}`);
-      continue;
-    }
-    records++;
-    if (records % 50_000 === 0) {
-      console.log(`stream: ${records.toLocaleString('en')} records, RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
-    }
+  if (code === 0) {
+    const file = await open(out);
+    const first = (await file.read(Buffer.alloc(400), 0, 400, 0)).buffer.toString('utf8').split('\n')[0];
+    await file.close();
+    console.log(dim(`  ${((await stat(out)).size / 2 ** 20).toFixed(0)} MiB written; first record: ${first}`));
+    console.log(dim(`  ${op.grants.length} token request for ${service.requests.length} service requests`));
+    console.log(`\n${bold('try next')} (against any OData service, e.g. the public Northwind one; \`npm run build\` first for \`npx sluice\`):`);
+    const northwind = 'https://services.odata.org/V4/Northwind/Northwind.svc/';
+    console.log(`  npx sluice metadata ${northwind}`);
+    console.log(`  npx sluice count ${northwind} Orders --filter "ShipCountry eq 'France'"`);
+    console.log(`  npx sluice export ${northwind} Orders --select OrderID,CustomerID,ShipCity --format csv --out orders.csv`);
   }
-  const seconds = (performance.now() - started) / 1000;
-  console.log(`stream: ${records.toLocaleString('en')} records in ${seconds.toFixed(2)} s ` +
-    `(${Math.round(records / seconds).toLocaleString('en')} records/s); a failed page was retried ${retried}× with nothing lost\n`);
-  service.setFaults({});
-
-  // 3. The same data as an SAP gateway OData v2 service: verbose JSON read into the same shape.
-  const sap = createODataClient({ serviceURL: service.v2 });
-  const rows = await sap.from<Product>('Products').filter((f) => f.eq('Active', true)).select('ID', 'Name', 'ReleaseDate')
-    .param('sap-client', '100').top(2).list();
-  for (const p of rows) console.log(`v2:     ${p.ID}  ${p.Name}  released ${(p.ReleaseDate as Date).toISOString().slice(0, 10)} (a Date)`);
-  await sap.close();
 } finally {
-  await od.close();
   await service.close();
+  await op.close();
+  await rm(dir, { recursive: true, force: true });
 }
+process.exitCode = code;
