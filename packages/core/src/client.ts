@@ -14,6 +14,7 @@ import { RetryBudget } from './resilience/retry-budget.js';
 import { isRateLimiter, type RateLimiter } from './resilience/options.js';
 import { TokenBucket } from './resilience/token-bucket.js';
 import { isTransportTimeout, type BodyInit, type Transport, type TransportBody } from './transport/types.js';
+import { ProxyError } from './transport/proxy.js';
 import { UndiciTransport } from './transport/undici.js';
 import { appendQuery, serializeQuery, type QueryInit } from './url/query.js';
 import { ABSOLUTE, joinAPI, splitBase, strategyFor, type ResolutionStrategy, type ResolvedURL } from './url/resolve.js';
@@ -109,7 +110,8 @@ export class Client {
   readonly options: Readonly<ResolvedOptions>;
   /** Where the client's events go (the `onEvent` option is its first listener); plugins and OData emit here too. */
   readonly events: EventSink;
-  private readonly transport: Transport;
+  /** The transport requests go through; plugins (OAuth's token endpoint) reuse it to share proxy and TLS settings. */
+  readonly transport: Transport;
   private readonly ownsTransport: boolean;
   private readonly strategy: ResolutionStrategy;
   private readonly base: ReturnType<typeof splitBase> | undefined;
@@ -134,11 +136,12 @@ export class Client {
   constructor(options: ClientOptions) {
     const resolved = resolveOptions(options);
     this.ownsTransport = options.transport === undefined;
-    this.transport = options.transport ?? new UndiciTransport();
+    this.transport = options.transport ?? new UndiciTransport({ proxy: options.proxy, tls: options.tls });
     // Headers the transport always wants (accept-encoding) go under the caller's defaults, once, not per request.
     if (this.transport.defaultHeaders !== undefined) resolved.headers = { ...this.transport.defaultHeaders, ...resolved.headers };
     this.options = resolved;
     this.events = new EventSink(resolved.onEvent === undefined ? [] : [resolved.onEvent]);
+    if (this.transport.insecureTLS === true) this.events.emit('tls.insecure', { option: 'tls.insecureSkipVerify' });
     const { baseURL } = resolved;
     this.strategy = baseURL === undefined ? 'rfc3986' : strategyFor({ baseURL, urlNormalization: resolved.urlNormalization });
     this.base = baseURL === undefined ? undefined : splitBase(baseURL);
@@ -344,7 +347,7 @@ export class Client {
       try {
         response = await this.sendFollowingRedirects(attempt, path, timeout, signal);
       } catch (error) {
-        const transient = error instanceof NetworkError || error instanceof TimeoutError;
+        const transient = (error instanceof NetworkError && !(error instanceof ProxyError && error.refused)) || error instanceof TimeoutError;
         if (last || !transient || !retry.retryOnNetworkError || !this.retryFitsBudget()) throw error;
         await this.wait(backoffDelay(n, retry), attempt, signal);
         continue;

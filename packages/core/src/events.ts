@@ -14,6 +14,8 @@
 export interface SluiceEventMap {
   /** A `429`/`503` with `Retry-After` paused every attempt to `origin` for `pauseMs` (capped at `maxPause`). */
   'origin.paused': { origin: string; status: number; pauseMs: number; retryAfterMs: number };
+  /** The client's transport does not check server certificates (`option` names the setting): anyone on the path can read and change traffic. */
+  'tls.insecure': { option: string };
 }
 
 /** One event: its `type` and the payload {@link SluiceEventMap} gives for that type. */

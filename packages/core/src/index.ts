@@ -33,5 +33,7 @@ export { PathBuilder, encodePathSegment } from './url/path-builder.js';
 export { encodeQueryComponent, serializeQuery, type QueryInit, type QueryValue } from './url/query.js';
 export { TransportTimeoutError, isTransportTimeout, type Transport, type TransportRequest, type TransportResponse, type TransportBody, type BodyInit } from './transport/types.js';
 export { UndiciTransport, type UndiciTransportOptions } from './transport/undici.js';
+export { ProxyError, type ProxyOption } from './transport/proxy.js';
+export type { TLSOptions, TLSMaterial } from './transport/tls.js';
 export { FetchTransport, type FetchTransportOptions } from './transport/fetch.js';
 export { csrf, CookieStore, CsrfTokenError, type CsrfOptions } from './csrf/index.js';

@@ -6,6 +6,8 @@ import {
   type ResolvedResilience, type RetryBudgetOptions,
 } from './resilience/options.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry.js';
+import type { ProxyOption } from './transport/proxy.js';
+import type { TLSOptions } from './transport/tls.js';
 import type { Transport } from './transport/types.js';
 import { URLNormalization } from './url/resolve.js';
 
@@ -39,8 +41,15 @@ export interface ClientOptions {
   headers?: Readonly<Record<string, string>>;
   /** Plugins, in the order their hooks run. */
   plugins?: readonly Plugin[];
-  /** The transport; default a new {@link UndiciTransport} owned by this client. */
+  /** The transport; default a new {@link UndiciTransport} owned by this client (with `proxy` and `tls`). */
   transport?: Transport;
+  /**
+   * Proxy of the default transport: `'env'` (default) honours `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY`;
+   * a URL (credentials allowed, never shown); `false` for direct connections. See NETWORK.md.
+   */
+  proxy?: ProxyOption;
+  /** TLS settings of the default transport: custom CAs, client certificate (mTLS), SNI, lowest version. See NETWORK.md. */
+  tls?: TLSOptions;
   /** Most redirects followed for GET, HEAD and OPTIONS. `0` returns 3xx responses as they are. Default 10. */
   maxRedirects?: number;
   /** Throw {@link HttpError} for statuses 400 and above. Default true. */
@@ -158,6 +167,9 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   });
   if (options.transport !== undefined && (typeof options.transport.send !== 'function' || typeof options.transport.close !== 'function')) {
     throw new ConfigError('transport', 'must implement send() and close()');
+  }
+  if (options.transport !== undefined && (options.proxy !== undefined || options.tls !== undefined)) {
+    throw new ConfigError(options.proxy !== undefined ? 'proxy' : 'tls', 'applies to the default transport only: give it to the transport you pass (new UndiciTransport({ proxy, tls }))');
   }
   const maxRedirects = options.maxRedirects ?? 10;
   if (!isPositiveInt(maxRedirects, 0)) throw new ConfigError('maxRedirects', `must be an integer >= 0, got ${String(maxRedirects)}`);

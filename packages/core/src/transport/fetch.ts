@@ -1,9 +1,17 @@
+import { ConfigError } from '../errors.js';
 import { TransportTimeoutError, type Transport, type TransportBody, type TransportRequest, type TransportResponse } from './types.js';
 
 /** Options of {@link FetchTransport}. */
 export interface FetchTransportOptions {
   /** The `fetch` to call. Default: the global `fetch`. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * Only `false` is accepted: the fetch API has no proxy setting, so any other value is a
+   * {@link ConfigError} rather than silently ignored. Use {@link UndiciTransport} for proxies.
+   */
+  proxy?: false;
+  /** Not supported (the fetch API has no TLS settings): any value is a {@link ConfigError}. Use {@link UndiciTransport}. */
+  tls?: never;
 }
 
 /** One exchange's abort wiring: the caller's signal plus the headers/idle timer. */
@@ -80,6 +88,14 @@ export class FetchTransport implements Transport {
   private readonly fetchFn: typeof globalThis.fetch;
 
   constructor(options: FetchTransportOptions = {}) {
+    const { proxy, tls } = options as { proxy?: unknown; tls?: unknown };
+    if (proxy !== undefined && proxy !== false) {
+      throw new ConfigError('proxy', 'cannot be honoured by FetchTransport: the fetch API has no proxy setting. Use UndiciTransport (the default transport), or a fetch of your own that routes through the proxy');
+    }
+    if (tls !== undefined) {
+      const keys = tls !== null && typeof tls === 'object' ? Object.keys(tls).map((k) => `tls.${k}`).join(', ') : 'tls';
+      throw new ConfigError('tls', `cannot be honoured by FetchTransport (${keys || 'tls'}): the fetch API has no TLS settings (CAs, client certificates, SNI, versions). Use UndiciTransport (the default transport)`);
+    }
     this.fetchFn = options.fetch ?? globalThis.fetch;
   }
 

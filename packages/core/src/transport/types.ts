@@ -75,4 +75,6 @@ export interface Transport {
   readonly defaultHeaders?: Readonly<Record<string, string>>;
   /** Whether an error of this transport's own means its timeout elapsed (when it does not throw {@link TransportTimeoutError}). */
   isTimeout?(error: unknown): boolean;
+  /** True when the transport does not check server certificates (`tls.insecureSkipVerify`): the client emits `tls.insecure`. */
+  readonly insecureTLS?: boolean;
 }

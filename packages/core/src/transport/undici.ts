@@ -1,6 +1,10 @@
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { pipeline, Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { ConfigError } from '../errors.js';
+import { Routes, type Route } from './dispatcher.js';
+import { resolveProxy, toProxyError, type ProxyOption } from './proxy.js';
+import { resolveTLS, type TLSOptions } from './tls.js';
 import { TransportTimeoutError, type Transport, type TransportBody, type TransportRequest, type TransportResponse } from './types.js';
 
 /** Options of {@link UndiciTransport}. */
@@ -16,8 +20,19 @@ export interface UndiciTransportOptions {
    * the request can override) and decompress `gzip`, `deflate` and `br` bodies. Default true, as fetch does.
    */
   decompress?: boolean;
-  /** An undici dispatcher of your own (a `ProxyAgent`, mTLS, a tuned `Agent`). The transport does not close it. */
+  /**
+   * An undici dispatcher of your own (a tuned `Agent`, a `MockAgent`). The transport does not close it.
+   * It cannot be combined with `proxy` or `tls`, which configure the transport's own dispatchers.
+   */
   dispatcher?: Dispatcher;
+  /**
+   * Proxy for every request: `'env'` (default) honours `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY`, read once
+   * now; a URL sends everything through that proxy (https targets through a `CONNECT` tunnel); `false`
+   * connects directly. See NETWORK.md.
+   */
+  proxy?: ProxyOption;
+  /** Custom CAs, a client certificate for mutual TLS, SNI name, lowest TLS version. See {@link TLSOptions}. */
+  tls?: TLSOptions;
 }
 
 const noop = (): void => undefined;
@@ -199,41 +214,51 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): {
 /**
  * The default Node transport: undici's `request` API on a keep-alive connection pool of its own, the
  * fastest honest way to speak HTTP/1.1 from Node. Each transport owns its pool, so clients never share
- * undici's global dispatcher by accident. Compressed responses are decoded like fetch does.
+ * undici's global dispatcher by accident. Compressed responses are decoded like fetch does. Proxies
+ * (`HTTPS_PROXY` by default) and TLS settings are its own options (see NETWORK.md).
  *
  * @example
  * ```ts
- * import { ProxyAgent } from 'undici'
  * createClient({ baseURL, transport: new UndiciTransport({ connections: 16 }) })
- * createClient({ baseURL, transport: new UndiciTransport({ dispatcher: new ProxyAgent(proxyURL) }) })
+ * createClient({ baseURL, transport: new UndiciTransport({ proxy: 'http://proxy.corp:3128', tls: { ca: { path: 'corp-root.pem' } } }) })
  * ```
  */
 export class UndiciTransport implements Transport {
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
+  private readonly dispatcher: Dispatcher | undefined;
+  /** The transport's own dispatchers (direct and per proxy), when no `dispatcher` was given. */
+  private readonly routes: Routes | undefined;
   private readonly decompress: boolean;
+  /** `tls.insecureSkipVerify` is set: server certificates are not checked. */
+  readonly insecureTLS: boolean;
   /** Asks for compressed bodies when `decompress` is on (the client merges it under its own defaults). */
   readonly defaultHeaders: Readonly<Record<string, string>> | undefined;
 
   constructor(options: UndiciTransportOptions = {}) {
-    this.ownsDispatcher = options.dispatcher === undefined;
     this.decompress = options.decompress ?? true;
     this.defaultHeaders = this.decompress ? { 'accept-encoding': 'gzip, deflate, br' } : undefined;
-    this.dispatcher = options.dispatcher ?? new Agent({
+    if (options.dispatcher !== undefined) {
+      if (options.proxy !== undefined || options.tls !== undefined) {
+        throw new ConfigError(options.proxy !== undefined ? 'proxy' : 'tls', 'cannot be combined with dispatcher: configure your own dispatcher instead');
+      }
+      this.dispatcher = options.dispatcher;
+      this.insecureTLS = false;
+      return;
+    }
+    const tls = resolveTLS('tls', options.tls);
+    this.insecureTLS = tls?.insecure ?? false;
+    this.routes = new Routes({
       connections: options.connections ?? 128,
       keepAliveTimeout: options.keepAliveTimeout ?? 4000,
       connectTimeout: options.connectTimeout ?? 10_000,
-      // The transport times each exchange itself, precisely (undici's timers tick once a second).
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    });
+    }, resolveProxy('proxy', options.proxy), tls);
   }
 
   async send(request: TransportRequest): Promise<TransportResponse> {
     const signal = request.signal === undefined && request.timeout === false ? undefined : new ExchangeSignal(request.signal, request.timeout);
     let response: Dispatcher.ResponseData;
+    const route: Route | undefined = this.routes?.select(request.origin);
     try {
-      response = await this.dispatcher.request({
+      response = await (this.dispatcher ?? route!.dispatcher).request({
         origin: request.origin,
         path: request.path,
         method: request.method as Dispatcher.HttpMethod,
@@ -243,7 +268,8 @@ export class UndiciTransport implements Transport {
       });
     } catch (error) {
       signal?.finish();
-      throw signal?.aborted ? signal.reason : error;
+      if (signal?.aborted) throw signal.reason;
+      throw (route?.proxy !== undefined && toProxyError(error, route.proxy, request.method, request.origin + request.path)) || error;
     }
     const flat = flattenHeaders(response.headers);
     const encoding = flat.headers['content-encoding']?.trim().toLowerCase();
@@ -254,7 +280,7 @@ export class UndiciTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    await this.routes?.close();
   }
 
   isTimeout(error: unknown): boolean {
