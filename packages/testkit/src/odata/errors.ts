@@ -18,11 +18,14 @@ export class ODataServerError extends SluiceError {
   readonly code: string;
   /** The part of the request at fault, such as `$filter`. */
   readonly target: string | undefined;
-  constructor(status: number, code: string, message: string, target?: string) {
+  /** Extra response headers, such as the current `ETag` of a 412. */
+  readonly headers: Readonly<Record<string, string>>;
+  constructor(status: number, code: string, message: string, target?: string, headers: Record<string, string> = {}) {
     super(message);
     this.status = status;
     this.code = code;
     this.target = target;
+    this.headers = headers;
   }
 }
 

@@ -16,6 +16,8 @@ import { decodeComponent, parseQuery, type QueryOptions } from './query-options.
 import { send, type SendPlan } from './respond.js';
 import { collectionV2, entityV2, rowWriterV2 } from './serialize-v2.js';
 import { collectionV4, contextFragment, entityV4, rowWriterV4 } from './serialize-v4.js';
+import { exchange } from './write/exchange.js';
+import type { WriteService } from './write/write-service.js';
 
 /** Path of the v4 service root on the server. */
 export const V4_ROOT_PATH = '/odata/v4/demo/';
@@ -36,6 +38,8 @@ export interface RouterContext {
   readonly cache: ResultCache;
   /** Serialized pages by request, when the server was started with `cacheBytes`. */
   readonly pages?: PageCache;
+  /** The writable part (Orders, operations, CSRF), when the server runs with `writes`. */
+  readonly writes?: WriteService;
 }
 
 interface Request {
@@ -50,7 +54,7 @@ interface Request {
 }
 
 /** Handles one request; every failure becomes an OData error response in the client's version. */
-export async function route(req: IncomingMessage, res: ServerResponse, ctx: RouterContext): Promise<void> {
+export async function route(req: IncomingMessage, res: ServerResponse, ctx: RouterContext, requestBody = ''): Promise<void> {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
@@ -62,6 +66,11 @@ export async function route(req: IncomingMessage, res: ServerResponse, ctx: Rout
     const rootPath = version === 2 ? V2_ROOT_PATH : V4_ROOT_PATH;
     if (path !== rootPath.slice(0, -1) && !path.startsWith(rootPath)) {
       throw new ODataServerError(404, 'NotFound', `No OData service at ${path}`);
+    }
+    if (ctx.writes) {
+      if (ctx.writes.intercept(req, res)) return;
+      const rest = decodeComponent(path.slice(Math.min(path.length, rootPath.length)), 'resource path');
+      if (await ctx.writes.route(exchange(req, res, version, `${ctx.origin}${rootPath}`, rest, search, requestBody))) return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       throw new ODataServerError(405, 'MethodNotAllowed', `Method ${req.method ?? ''} is not supported by this read-only service`);
@@ -76,7 +85,7 @@ export async function route(req: IncomingMessage, res: ServerResponse, ctx: Rout
       : new ODataServerError(500, 'InternalError', error instanceof Error ? error.message : String(error));
     const { contentType, body } = errorBody(err, version, xml);
     if (res.headersSent) { res.destroy(); return; }
-    await send(res, err.status, { 'content-type': contentType, ...versionHeader(version) }, body, { head: req.method === 'HEAD' });
+    await send(res, err.status, { 'content-type': contentType, ...versionHeader(version), ...err.headers }, body, { head: req.method === 'HEAD' });
   }
 }
 
@@ -200,11 +209,14 @@ async function metadata(r: Request): Promise<void> {
   const accept = String(r.req.headers.accept ?? '');
   const wantsJson = (q.format !== undefined && /^(json|application\/json)/i.test(q.format)) ||
     (q.format === undefined && accept.includes('application/json') && !accept.includes('xml'));
+  const writes = r.ctx.writes;
   if (r.version === 4 && wantsJson) {
-    await send(r.res, 200, { 'content-type': 'application/json', ...versionHeader(4) }, metadataV4Json(), { head: r.head });
+    const json = writes ? writes.metadata(metadataV4Json(), 4, true) : metadataV4Json();
+    await send(r.res, 200, { 'content-type': 'application/json', ...versionHeader(4) }, json, { head: r.head });
     return;
   }
-  const body = r.version === 4 ? metadataV4Xml() : metadataV2Xml();
+  const xml = r.version === 4 ? metadataV4Xml() : metadataV2Xml();
+  const body = writes ? writes.metadata(xml, r.version, false) : xml;
   await send(r.res, 200, { 'content-type': 'application/xml;charset=utf-8', ...versionHeader(r.version) }, body, { head: r.head });
 }
 

@@ -6,6 +6,8 @@ import { ResultCache } from './collection.js';
 import { FaultState, type ODataFaults } from './faults.js';
 import { PageCache } from './page-cache.js';
 import { V2_ROOT_PATH, V4_ROOT_PATH, route } from './router.js';
+import { readRequestBody } from './write/exchange.js';
+import { WriteService, type ODataWriteControl, type ODataWriteOptions } from './write/write-service.js';
 
 /** Options of {@link startODataServer}. */
 export interface ODataServerOptions {
@@ -28,6 +30,11 @@ export interface ODataServerOptions {
    * is answered 401 with `WWW-Authenticate: Bearer` and an OData error body. Default: every request.
    */
   authorize?: (req: IncomingMessage) => boolean | Promise<boolean>;
+  /**
+   * Adds the writable part: `Orders`/`OrderLines` with create, update, replace and delete under ETags,
+   * actions, functions and async jobs; `{ csrf: true }` checks CSRF tokens like an ABAP gateway.
+   */
+  writes?: boolean | ODataWriteOptions;
 }
 
 /** A running OData test server. */
@@ -41,6 +48,8 @@ export interface ODataTestServer {
   readonly v2: string;
   /** Every request so far in arrival order (method, URL as on the request line, headers, time). */
   readonly requests: RecordedRequest[];
+  /** The writable part's state and controls, when started with `writes`. */
+  readonly writes: ODataWriteControl | undefined;
   /** Replaces the fault settings and resets their counters. */
   setFaults(faults: ODataFaults): void;
   /** Destroys open connections and stops listening. */
@@ -71,18 +80,20 @@ export async function startODataServer(options: ODataServerOptions = {}): Promis
   const ctx = {
     origin: '', sizes: { products }, pageSize, faults, cache: new ResultCache(),
     ...(cacheBytes > 0 ? { pages: new PageCache(cacheBytes) } : {}),
+    ...(options.writes ? { writes: new WriteService(options.writes === true ? {} : options.writes) } : {}),
   };
   const server = createServer((req, res) => {
-    requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: '', at: performance.now() });
-    // the service is read-only: drain any request body so keep-alive connections stay usable
-    req.resume();
+    const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: '', at: performance.now() };
+    requests.push(recorded);
+    // read (or, for reads, drain) the body so keep-alive connections stay usable
+    const body = readRequestBody(req).then((text) => (recorded.body = text));
     const authorize = options.authorize;
     if (authorize === undefined) {
-      route(req, res, ctx).catch(() => res.destroy());
+      body.then((text) => route(req, res, ctx, text)).catch(() => res.destroy());
       return;
     }
-    Promise.resolve(authorize(req)).then((allowed) => {
-      if (allowed) return route(req, res, ctx);
+    Promise.all([authorize(req), body]).then(([allowed, text]) => {
+      if (allowed) return route(req, res, ctx, text);
       // RFC 6750 3.1: a missing or invalid token is answered 401 with a Bearer challenge.
       res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' });
       res.end(JSON.stringify({ error: { code: 'Unauthorized', message: 'a valid bearer token is required' } }));
@@ -106,6 +117,7 @@ export async function startODataServer(options: ODataServerOptions = {}): Promis
     v4: `${ctx.origin}${V4_ROOT_PATH}`,
     v2: `${ctx.origin}${V2_ROOT_PATH}`,
     requests,
+    writes: ctx.writes,
     setFaults: (f) => faults.set(f),
     close: () => new Promise<void>((resolve) => {
       for (const socket of sockets) socket.destroy();
