@@ -1,9 +1,10 @@
 import {
-  checkOptionKeys, ConfigError, RateLimitError, SluiceError, TokenBucket, type RateLimiter, type SluiceEventListener,
+  checkOptionKeys, ConfigError, RateLimitError, SluiceError, type RateLimiter, type SluiceEventListener,
 } from '@sluice/core';
 import type { Redis } from 'ioredis';
 import { LuaScript, msOption, namespaceOption, openConnection, type RedisConnection } from './connection.js';
 import { RedisHealth, sinkFor } from './health.js';
+import { LocalSchedule } from './local-schedule.js';
 
 /**
  * Options of {@link RedisRateLimiter}.
@@ -84,8 +85,12 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly maxQueue: number;
   private readonly failFast: boolean;
   private readonly health: RedisHealth;
-  private readonly local: TokenBucket;
+  private readonly local: LocalSchedule;
+  private readonly localInterval: number;
   private readonly sleepers = new Set<{ timer: ReturnType<typeof setTimeout>; reject: (reason: unknown) => void }>();
+  /** Local time until which attempts granted by one budget may still be waiting to go (handover point). */
+  private sharedUntil = 0;
+  private localUntil = 0;
   private waiting = 0;
   private closedWith: unknown;
 
@@ -110,22 +115,19 @@ export class RedisRateLimiter implements RateLimiter {
     this.redisKey = `${namespace}:rate:{${options.key}}`;
     this.interval = 1000 / rate;
     this.health = new RedisHealth(redis, 'rate-limiter', sinkFor(options.onEvent), commandTimeout, probeInterval);
-    this.local = new TokenBucket({
-      requestsPerSecond: rate / instances,
-      burst: Math.max(1, Math.floor(this.burst / instances)),
-      maxQueue: this.maxQueue,
-      failFast: this.failFast,
-    });
+    // This instance's share: the rate and the burst divided by the instances.
+    this.localInterval = this.interval * instances;
+    this.local = new LocalSchedule(this.localInterval, Math.max(1, Math.floor(this.burst / instances)));
   }
 
   /** Takes one permit from the shared budget (or the local share while Redis is down). */
   take(signal: AbortSignal | undefined, failFast = this.failFast): Promise<void> | undefined {
     if (this.closedWith !== undefined) throw this.closedWith;
+    if (this.waiting >= this.maxQueue && !failFast) throw new RateLimitError('queue-full', this.interval, this.describe());
     if (this.health.down) {
       this.health.probe();
-      return this.local.take(signal, failFast);
+      return this.takeLocal(signal, failFast);
     }
-    if (this.waiting >= this.maxQueue && !failFast) throw new RateLimitError('queue-full', this.interval, this.describe());
     return this.takeShared(signal, failFast);
   }
 
@@ -143,13 +145,18 @@ export class RedisRateLimiter implements RateLimiter {
       sleeper.reject(reason);
     }
     this.sleepers.clear();
-    this.local.close(reason);
     if (this.owned) this.redis.disconnect();
   }
 
   private async takeShared(signal: AbortSignal | undefined, failFast: boolean): Promise<void> {
     this.waiting++;
     try {
+      // Back from an outage: this instance's locally granted attempts go first, so the two budgets never add up.
+      const handover = this.localUntil - performance.now();
+      if (handover > 0) {
+        if (failFast) throw new RateLimitError('no-token', handover, this.describe());
+        await this.sleep(handover, signal);
+      }
       // The shared queue: a slot further away than maxQueue intervals means maxQueue attempts wait before it.
       const limit = failFast ? 0 : this.maxQueue * this.interval;
       let reply: [number, string];
@@ -157,16 +164,34 @@ export class RedisRateLimiter implements RateLimiter {
         reply = await this.health.run(() => GCRA.run(this.redis, [this.redisKey], [this.interval, this.burst, limit])) as [number, string];
       } catch {
         if (this.closedWith !== undefined) throw this.closedWith;
-        const turn = this.local.take(signal, failFast);
-        if (turn !== undefined) await turn;
-        return;
+        return await this.waitLocal(signal, failFast);
       }
       const wait = Number(reply[1]);
       if (reply[0] !== 1) throw new RateLimitError(failFast ? 'no-token' : 'queue-full', wait, this.describe());
+      this.sharedUntil = Math.max(this.sharedUntil, performance.now() + wait);
       if (wait > 0) await this.sleep(wait, signal);
     } finally {
       this.waiting--;
     }
+  }
+
+  private async takeLocal(signal: AbortSignal | undefined, failFast: boolean): Promise<void> {
+    this.waiting++;
+    try {
+      await this.waitLocal(signal, failFast);
+    } finally {
+      this.waiting--;
+    }
+  }
+
+  /** The local share: its slots start after the shared ones this instance was already granted. */
+  private async waitLocal(signal: AbortSignal | undefined, failFast: boolean): Promise<void> {
+    const now = performance.now();
+    if (this.sharedUntil > now) this.local.notBefore(this.sharedUntil);
+    const wait = this.local.reserve(now, failFast ? 0 : this.maxQueue * this.localInterval);
+    if (wait === undefined) throw new RateLimitError(failFast ? 'no-token' : 'queue-full', this.localInterval, this.describe());
+    this.localUntil = Math.max(this.localUntil, now + wait);
+    if (wait > 0) await this.sleep(wait, signal);
   }
 
   private sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
