@@ -1,6 +1,8 @@
 import { ConfigError } from '@sluice/core';
 import { timingSafeEqual } from 'node:crypto';
-import { resolveConfig } from './config.js';
+import { createAuthServerHTTP } from './auth-server-http.js';
+import { resolveConfig, type ResolvedConfig } from './config.js';
+import { serverEndpoints } from './discovery.js';
 import { AuthorizationError, StateMismatchError } from './errors.js';
 import { codeChallengeS256, createCodeVerifier, randomToken } from './pkce.js';
 import type { OAuth2Config } from './types.js';
@@ -29,8 +31,9 @@ export interface AuthorizationRequest {
  */
 export async function buildAuthorizationURL(config: OAuth2Config): Promise<AuthorizationRequest> {
   const resolved = resolveConfig({ ...config, grantType: 'authorization_code', tokenCache: undefined });
-  if (resolved.authorizationURL === undefined) throw new ConfigError('authorizationURL', 'is required to build an authorization URL');
-  const url = new URL(resolved.authorizationURL);
+  const authorizationURL = await authorizationEndpoint(resolved);
+  if (authorizationURL === undefined) throw new ConfigError('authorizationURL', 'is required to build an authorization URL (or an issuer whose metadata names it)');
+  const url = new URL(authorizationURL);
   const params = url.searchParams;
   // RFC 6749 4.1.1: the parameters of an authorization request.
   params.set('response_type', 'code');
@@ -49,6 +52,17 @@ export async function buildAuthorizationURL(config: OAuth2Config): Promise<Autho
     params.set('code_challenge_method', 'S256');
   }
   return { url: url.href, state, codeVerifier };
+}
+
+/** The configured authorization endpoint, else the one discovered from the issuer. */
+async function authorizationEndpoint(config: ResolvedConfig): Promise<string | undefined> {
+  if (config.authorizationURL !== undefined || config.issuer === undefined) return config.authorizationURL;
+  const http = createAuthServerHTTP({ timeout: 30_000 });
+  try {
+    return (await serverEndpoints(config, http)).authorizationURL;
+  } finally {
+    await http.close();
+  }
 }
 
 /** Compares two strings in time independent of where they differ (RFC 6749 10.12 state check). */

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import type { ResolvedConfig } from './config.js';
 
 /**
- * The cache key of a configuration: a hash over token URL, client id, grant, sorted scopes and sorted
+ * The cache key of a configuration: a hash over token URL (or issuer), client id, grant, sorted scopes and sorted
  * extra parameters. The secret is not part of it, and hashing keeps extra parameter values out of a
  * shared store's key listing.
  */
 export function cacheKeyFor(config: ResolvedConfig): string {
   const material = JSON.stringify([
-    config.tokenURL,
+    config.tokenURL ?? config.issuer,
     config.clientId,
     config.grantType,
     [...config.scopes].sort(),

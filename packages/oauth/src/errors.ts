@@ -83,3 +83,29 @@ export class AuthorizationError extends SluiceError {
     this.errorURI = errorURI;
   }
 }
+
+/**
+ * The authorization server's metadata could not be discovered from `issuer` (RFC 8414, OpenID Connect
+ * Discovery 1.0): both well-known documents failed, the document is not JSON, lacks `token_endpoint`,
+ * names an endpoint that is not https, or carries an `issuer` other than the configured one (RFC 8414
+ * 3.3, a defence against mix-up attacks). `status` is the last HTTP status seen, when there was one.
+ *
+ * @example
+ * ```ts
+ * try { await client.get('me') } catch (err) {
+ *   if (err instanceof DiscoveryError) console.error(err.issuer, err.status, err.message)
+ * }
+ * ```
+ */
+export class DiscoveryError extends SluiceError {
+  /** The configured issuer (redacted). */
+  readonly issuer: string;
+  /** HTTP status of the last metadata response; undefined when none arrived. */
+  readonly status: number | undefined;
+
+  constructor(issuer: string, problem: string, init: { status?: number | undefined; cause?: unknown } = {}) {
+    super(`Discovery of ${redactURL(issuer)} failed: ${problem}`, { cause: init.cause });
+    this.issuer = redactURL(issuer);
+    this.status = init.status;
+  }
+}

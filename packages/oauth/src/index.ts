@@ -9,7 +9,9 @@ export { oauth2, forceRefresh, OAUTH2_PLUGIN, type OAuth2Plugin } from './plugin
 export { buildAuthorizationURL, verifyCallback, type AuthorizationRequest } from './authorization.js';
 export { createCodeVerifier, codeChallengeS256 } from './pkce.js';
 export { MemoryTokenCache } from './memory-cache.js';
-export { TokenRequestError, TokenUnavailableError, StateMismatchError, AuthorizationError } from './errors.js';
+export { TokenRequestError, TokenUnavailableError, StateMismatchError, AuthorizationError, DiscoveryError } from './errors.js';
+export type { AuthServerHTTP, AuthServerRequest, AuthServerResponse } from './auth-server-http.js';
+import './events.js';
 export type {
   OAuth2Config, OAuth2Options, GrantType, ClientAuthMethod, Token, TokenCache, TokenEvent, TokenEventType,
 } from './types.js';

@@ -1,9 +1,11 @@
-import { AbortError, ConfigError, type Client, type Plugin, type PluginRequest } from '@sluice/core';
+import { AbortError, checkOptionKeys, ConfigError, type Client, type EventSink, type Plugin, type PluginRequest } from '@sluice/core';
+import { createAuthServerHTTP } from './auth-server-http.js';
 import { cacheKeyFor } from './cache-key.js';
+import { systemClock } from './clock.js';
 import { resolveConfig } from './config.js';
 import { MemoryTokenCache } from './memory-cache.js';
-import { TokenEndpoint } from './token-endpoint.js';
-import { TokenManager } from './token-manager.js';
+import { DEFAULT_EXPIRES_IN, TokenEndpoint } from './token-endpoint.js';
+import { TokenManager, type TokenRetry } from './token-manager.js';
 import type { OAuth2Config, OAuth2Options, Token } from './types.js';
 
 /** Name of the plugin, for `client.plugin(OAUTH2_PLUGIN)`. */
@@ -28,6 +30,25 @@ function untilAborted<T>(promise: Promise<T>, request: PluginRequest): Promise<T
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/** A number of ms option: finite and at least `min`. */
+function checkMs(option: string, value: unknown, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) throw new ConfigError(option, `must be a number of ms >= ${min}, got ${String(value)}`);
+  return value;
+}
+
+function resolveTokenRetry(value: OAuth2Options['tokenRetry']): TokenRetry {
+  if (value === false) return { maxAttempts: 1, waitBase: 200, maxWait: 2000 };
+  if (value !== undefined && (value === null || typeof value !== 'object')) throw new ConfigError('tokenRetry', 'must be an object or false');
+  const given = value ?? {};
+  checkOptionKeys('tokenRetry', given, ['maxAttempts', 'waitBase', 'maxWait'], { limit: 'maxAttempts', retries: 'maxAttempts', attempts: 'maxAttempts' });
+  const maxAttempts = given.maxAttempts ?? 3;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new ConfigError('tokenRetry.maxAttempts', `must be an integer >= 1, got ${String(maxAttempts)}`);
+  const waitBase = checkMs('tokenRetry.waitBase', given.waitBase, 200, 1);
+  const maxWait = checkMs('tokenRetry.maxWait', given.maxWait, Math.max(2000, waitBase), waitBase);
+  return { maxAttempts, waitBase, maxWait };
 }
 
 /**
@@ -56,6 +77,7 @@ function untilAborted<T>(promise: Promise<T>, request: PluginRequest): Promise<T
 export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth2Plugin {
   const resolved = resolveConfig(config, options);
   if (options.onTokenEvent !== undefined && typeof options.onTokenEvent !== 'function') throw new ConfigError('onTokenEvent', 'must be a function');
+  if (options.refreshRetry !== undefined) checkOptionKeys('refreshRetry', options.refreshRetry, ['waitBase', 'maxWait']);
   const waitBase = options.refreshRetry?.waitBase ?? 1000;
   const maxWait = options.refreshRetry?.maxWait ?? Math.max(30_000, waitBase);
   if (!(waitBase > 0) || !(maxWait >= waitBase)) throw new ConfigError('refreshRetry', 'needs waitBase > 0 and maxWait >= waitBase (ms)');
@@ -63,7 +85,14 @@ export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth
   if (!(timeout > 0)) throw new ConfigError('timeout', `must be a number of ms > 0, got ${String(timeout)}`);
   if (options.cacheKey !== undefined && (typeof options.cacheKey !== 'string' || options.cacheKey === '')) throw new ConfigError('cacheKey', 'must be a non-empty string');
   const cacheKey = options.cacheKey ?? cacheKeyFor(resolved);
-  const endpoint = new TokenEndpoint(resolved, timeout);
+  // Every call to the authorization server (token requests, discovery) goes through this one object.
+  const http = createAuthServerHTTP({ timeout });
+  let events: EventSink | undefined;
+  const endpoint = new TokenEndpoint(resolved, {
+    http,
+    defaultExpiresIn: checkMs('defaultExpiresIn', options.defaultExpiresIn, DEFAULT_EXPIRES_IN, 1),
+    events: () => events,
+  });
   const manager = new TokenManager({
     config: resolved,
     endpoint,
@@ -74,6 +103,9 @@ export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth
     refreshToken: options.refreshToken,
     onTokenEvent: options.onTokenEvent,
     refreshRetry: { waitBase, maxWait },
+    tokenRetry: resolveTokenRetry(options.tokenRetry),
+    minTokenInterval: checkMs('minTokenInterval', options.minTokenInterval, 1000, 0),
+    clock: systemClock,
   });
   /** Requests this plugin already resent once after a 401 (touched only on a 401). */
   const resent = new WeakSet<PluginRequest>();
@@ -89,6 +121,7 @@ export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth
     credentialHeaders: ['authorization'],
     setup(client: Client) {
       if (client.origin === undefined) throw new ConfigError('baseURL', 'is required with the oauth2 plugin: the token is only sent to the base URL origin');
+      events = client.events;
     },
     onRequest(request, client) {
       // The token belongs to the API: never sent to another origin (RFC 9700 2.3, RFC 6750 5.3).
@@ -114,7 +147,7 @@ export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth
     },
     async close() {
       manager.close();
-      await endpoint.close();
+      await http.close();
     },
   };
 }

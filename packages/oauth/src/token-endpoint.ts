@@ -1,6 +1,11 @@
-import { createClient, SluiceError, type Client } from '@sluice/core';
+import { redactURL, SluiceError, type EventSink } from '@sluice/core';
+import type { AuthServerHTTP, AuthServerResponse } from './auth-server-http.js';
+import { authenticateClient } from './client-auth.js';
 import type { ResolvedConfig } from './config.js';
+import { serverEndpoints } from './discovery.js';
 import { TokenRequestError } from './errors.js';
+import './events.js';
+import { Secrets } from './scrub.js';
 import type { GrantType, Token } from './types.js';
 
 /** Lifetime assumed when the server omits `expires_in` (RFC 6749 5.1 makes it only RECOMMENDED). */
@@ -12,27 +17,27 @@ export type GrantParams =
   | { grant_type: 'authorization_code'; code: string; redirect_uri: string; code_verifier?: string }
   | { grant_type: 'refresh_token'; refresh_token: string };
 
-/** RFC 6749 2.3.1: client id and secret are form-urlencoded before they are joined for Basic auth. */
-function formEncode(value: string): string {
-  return new URLSearchParams({ v: value }).toString().slice(2);
+/** A token as the endpoint answered it; `expiresIn` (ms) may be 0 or negative: already expired. */
+export type IssuedToken = Omit<Token, 'expiresAt'>;
+
+/** What the token endpoint needs besides the configuration. */
+export interface TokenEndpointInit {
+  http: AuthServerHTTP;
+  /** Lifetime in ms of a token whose response has no `expires_in`. */
+  defaultExpiresIn: number;
+  /** The client's event sink, once the plugin is set up. */
+  events: () => EventSink | undefined;
 }
 
-/**
- * Talks to the token endpoint with a core client of its own (no base URL, no API plugins), so that API
- * credentials never reach the token endpoint and token requests never pass through the OAuth plugin.
- */
+/** Sends token requests (RFC 6749 3.2) through the plugin's {@link AuthServerHTTP} and parses the answers. */
 export class TokenEndpoint {
-  private readonly http: Client;
-
-  constructor(private readonly config: ResolvedConfig, timeout: number) {
-    // POSTs are not retried by the core; the token manager owns backoff, and the endpoint must not redirect.
-    this.http = createClient({ timeout, retry: false, maxRedirects: 0, throwHttpErrors: false });
-  }
+  constructor(private readonly config: ResolvedConfig, private readonly init: TokenEndpointInit) {}
 
   /** Sends one token request and parses the answer (RFC 6749 5.1 / 5.2). */
-  async request(grant: GrantParams, signal?: AbortSignal): Promise<Token> {
+  async request(grant: GrantParams, signal?: AbortSignal): Promise<IssuedToken> {
     const { config } = this;
     const grantType: GrantType = grant.grant_type;
+    const { tokenURL } = await serverEndpoints(config, this.init.http, signal);
     const form = new URLSearchParams();
     for (const [name, value] of Object.entries(grant)) if (value !== undefined) form.set(name, value);
     // RFC 6749 3.3: scopes go space-delimited into every token request.
@@ -42,44 +47,49 @@ export class TokenEndpoint {
       'content-type': 'application/x-www-form-urlencoded',
       accept: 'application/json',
     };
-    if (config.authMethod === 'client_secret_basic') {
-      // RFC 6749 2.3.1: HTTP Basic with the form-urlencoded id and secret.
-      const credentials = `${formEncode(config.clientId)}:${formEncode(config.clientSecret!)}`;
-      headers['authorization'] = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
-    } else {
-      // RFC 6749 3.2.1: a client that does not authenticate with a header identifies itself with client_id.
-      form.set('client_id', config.clientId);
-      // RFC 6749 2.3.1: the secret in the body, only when the client chose client_secret_post.
-      if (config.authMethod === 'client_secret_post') form.set('client_secret', config.clientSecret!);
-    }
+    // Everything secret the client sends, so an echo of it in the answer is scrubbed (SPEC 5.6).
+    const secrets = new Secrets();
+    if (grant.grant_type === 'authorization_code') secrets.add(grant.code, grant.code_verifier);
+    if (grant.grant_type === 'refresh_token') secrets.add(grant.refresh_token);
+    await authenticateClient(config, tokenURL, headers, form, secrets);
+    const fail = (init: Omit<ConstructorParameters<typeof TokenRequestError>[0], 'grantType' | 'tokenURL'>): TokenRequestError =>
+      new TokenRequestError({
+        ...init,
+        grantType,
+        tokenURL,
+        errorDescription: secrets.scrub(init.errorDescription),
+        errorURI: secrets.scrub(init.errorURI),
+        ...(init.problem === undefined ? {} : { problem: secrets.scrub(init.problem) }),
+      });
 
-    let response;
+    const events = this.init.events();
+    const shownURL = events?.enabled ? redactURL(tokenURL) : '';
+    events?.emit('oauth.token.request', { grantType, tokenURL: shownURL });
+    const started = performance.now();
+    const report = (status: number | undefined, error: string | undefined, ok = false): void => {
+      events?.emit('oauth.token.response', { grantType, tokenURL: shownURL, ok, status, error, durationMs: performance.now() - started });
+    };
+    let response: AuthServerResponse;
     try {
       // RFC 6749 3.2: token requests are POSTs with a form body.
-      response = await this.http.request({ method: 'POST', path: config.tokenURL, headers, body: form.toString(), signal });
+      response = await this.init.http.send({ method: 'POST', url: tokenURL, headers, body: form.toString(), signal });
     } catch (cause) {
+      report(undefined, undefined);
       const problem = cause instanceof SluiceError ? cause.message : 'the request failed';
-      throw new TokenRequestError({ grantType, tokenURL: config.tokenURL, problem, cause });
-    }
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (cause) {
-      throw new TokenRequestError({ grantType, tokenURL: config.tokenURL, status: response.status, problem: 'the response body could not be read', cause });
+      throw fail({ problem, cause });
     }
     let body: Record<string, unknown> | undefined;
     try {
-      const parsed: unknown = text === '' ? undefined : JSON.parse(text);
+      const parsed: unknown = response.text === '' ? undefined : JSON.parse(response.text);
       if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
     } catch {
       body = undefined;
     }
     if (response.status !== 200) {
       // RFC 6749 5.2: error, error_description, error_uri in a JSON body.
-      const error = typeof body?.['error'] === 'string' ? body['error'] : undefined;
-      throw new TokenRequestError({
-        grantType,
-        tokenURL: config.tokenURL,
+      const error = typeof body?.['error'] === 'string' ? secrets.scrub(body['error']) : undefined;
+      report(response.status, error);
+      throw fail({
         status: response.status,
         error,
         errorDescription: typeof body?.['error_description'] === 'string' ? body['error_description'] : undefined,
@@ -87,32 +97,40 @@ export class TokenEndpoint {
         problem: 'the response is not an RFC 6749 error object',
       });
     }
-    return this.parseToken(grantType, response.status, body);
+    try {
+      const token = this.parseToken(body);
+      report(200, undefined, true);
+      return token;
+    } catch (problem) {
+      report(200, undefined);
+      throw fail({ status: 200, problem: String((problem as Error).message) });
+    }
   }
 
   /** RFC 6749 5.1: access_token and token_type are required, expires_in recommended, refresh_token optional. */
-  private parseToken(grantType: GrantType, status: number, body: Record<string, unknown> | undefined): Token {
-    const fail = (problem: string): never => {
-      throw new TokenRequestError({ grantType, tokenURL: this.config.tokenURL, status, problem });
-    };
-    if (body === undefined) return fail('the response is not a JSON object');
+  private parseToken(body: Record<string, unknown> | undefined): IssuedToken {
+    if (body === undefined) throw new Error('the response is not a JSON object');
     const accessToken = body['access_token'];
-    if (typeof accessToken !== 'string' || accessToken === '') return fail('the response has no access_token');
+    if (typeof accessToken !== 'string' || accessToken === '') throw new Error('the response has no access_token');
     const tokenType = body['token_type'];
     // RFC 6749 7.1 / RFC 6750: only bearer tokens can be attached as `Authorization: Bearer` (case-insensitive).
     if (typeof tokenType !== 'string' || tokenType.toLowerCase() !== 'bearer') {
-      return fail(`token_type ${JSON.stringify(typeof tokenType === 'string' ? tokenType : null)} is not supported (Bearer only)`);
+      throw new Error(`token_type ${JSON.stringify(typeof tokenType === 'string' ? tokenType : null)} is not supported (Bearer only)`);
     }
-    const rawExpiresIn = body['expires_in'];
-    const seconds = typeof rawExpiresIn === 'string' ? Number(rawExpiresIn) : rawExpiresIn;
-    const expiresIn = typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : DEFAULT_EXPIRES_IN;
-    const token: Token = { accessToken, tokenType: 'Bearer', expiresIn, expiresAt: Date.now() + expiresIn };
+    const token: IssuedToken = { accessToken, tokenType: 'Bearer', expiresIn: this.expiresIn(body['expires_in']) };
     if (typeof body['refresh_token'] === 'string' && body['refresh_token'] !== '') token.refreshToken = body['refresh_token'];
     if (typeof body['scope'] === 'string') token.scope = body['scope'];
     return token;
   }
 
-  async close(): Promise<void> {
-    await this.http.close();
+  /**
+   * RFC 6749 5.1 `expires_in` in ms: absent (or null) gives `defaultExpiresIn`; a number or a numeric
+   * string counts in seconds; 0 or negative means already expired (the caller uses it once, caches nothing).
+   */
+  private expiresIn(raw: unknown): number {
+    if (raw === undefined || raw === null) return this.init.defaultExpiresIn;
+    const seconds = typeof raw === 'string' && /^\s*[-+]?\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : raw;
+    if (typeof seconds !== 'number' || !Number.isFinite(seconds)) throw new Error(`expires_in ${JSON.stringify(raw)} is not a number of seconds`);
+    return seconds * 1000;
   }
 }

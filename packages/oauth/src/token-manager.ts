@@ -1,40 +1,61 @@
 import { backoffDelay, SluiceError } from '@sluice/core';
+import type { Clock } from './clock.js';
 import type { ResolvedConfig } from './config.js';
-import { TokenRequestError, TokenUnavailableError } from './errors.js';
-import type { GrantParams, TokenEndpoint } from './token-endpoint.js';
+import { DiscoveryError, TokenRequestError, TokenUnavailableError } from './errors.js';
+import type { GrantParams, IssuedToken, TokenEndpoint } from './token-endpoint.js';
 import type { Token, TokenCache, TokenEvent, TokenEventType } from './types.js';
 
-/** Longest delay setTimeout accepts; longer waits are cut to it (the refresh then just happens early). */
-const MAX_TIMER = 2 ** 31 - 1;
-/** A refresh is never scheduled sooner than this (or half the remaining lifetime), so it cannot spin. */
-const MIN_REFRESH_DELAY = 1000;
+/** Retries of a token request made while no valid token is held. */
+export interface TokenRetry {
+  maxAttempts: number;
+  waitBase: number;
+  maxWait: number;
+}
 
 /** What the manager needs besides the validated configuration. */
 export interface TokenManagerInit {
   config: ResolvedConfig;
-  endpoint: TokenEndpoint;
+  endpoint: Pick<TokenEndpoint, 'request'>;
   cache: TokenCache;
   cacheKey: string;
   authorizationCode: string | undefined;
   codeVerifier: string | undefined;
   refreshToken: string | undefined;
   onTokenEvent: ((event: TokenEvent) => void) | undefined;
+  /** Backoff before the next proactive refresh after a failed one. */
   refreshRetry: { waitBase: number; maxWait: number };
+  tokenRetry: TokenRetry;
+  /** Least ms between two token requests the manager makes on its own. */
+  minTokenInterval: number;
+  clock: Clock;
+}
+
+/**
+ * When a background refresh of `token` becomes due: once less than min(buffer, lifetime / 2) remains.
+ * A token shorter-lived than twice the buffer is thus refreshed at half its life, never in a loop.
+ */
+export function refreshDueAt(token: Token, buffer: number): number {
+  return token.expiresAt - Math.min(buffer, token.expiresIn / 2);
 }
 
 /**
  * The access token lifecycle of SPEC 3.1 (none, valid, refreshing, expired) for one configuration:
- * lazy single-flight acquisition, background refresh at expiry minus `refreshBuffer`, retries with
- * backoff after a failed refresh while the old token stays in use, expiry, invalidation after a 401 and
- * forced refresh. Every timer is unref'd and cleared by `close()`.
+ * lazy single-flight acquisition (retried on network errors and 5xx), a background refresh started by
+ * a request once the token is due ({@link refreshDueAt}), backoff after a failed refresh while the old
+ * token stays in use, expiry, invalidation after a 401 and forced refresh. Token requests the manager
+ * makes on its own are at least `minTokenInterval` apart. An idle client makes no token requests.
  */
 export class TokenManager {
   private current: Token | undefined;
   private pending: Promise<Token> | undefined;
-  /** Bumped whenever `current` is replaced or dropped, so stale timers and refreshes do nothing. */
+  /** Bumped whenever `current` is replaced or dropped, so a stale expiry timer does nothing. */
   private generation = 0;
-  private timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly timers = new Set<() => void>();
   private failures = 0;
+  /** Clock time of the last token request, for the `minTokenInterval` floor. */
+  private lastRequestAt = Number.NEGATIVE_INFINITY;
+  /** No proactive refresh before this clock time (backoff after a failed refresh). */
+  private retryAt = Number.NEGATIVE_INFINITY;
   private refreshToken: string | undefined;
   private code: { code: string; verifier: string | undefined } | undefined;
   private closed = false;
@@ -47,10 +68,20 @@ export class TokenManager {
     this.code = init.authorizationCode === undefined ? undefined : { code: init.authorizationCode, verifier: init.codeVerifier };
   }
 
-  /** The held token when it is still valid; the synchronous fast path of every request. */
+  /**
+   * The held token when it is still valid: the synchronous fast path of every request. When the token
+   * is due for refresh, starts a background refresh (the caller still gets the current token).
+   */
   peek(): Token | undefined {
     const token = this.current;
-    return token !== undefined && Date.now() < token.expiresAt ? token : undefined;
+    const now = this.init.clock.now();
+    if (token === undefined || now >= token.expiresAt) return undefined;
+    if (this.pending === undefined && this.refreshAllowed(token, now)) {
+      this.pending = this.track(this.refresh(false));
+      // Failures were reported as TokenRefreshFailed; requests keep the old token meanwhile.
+      this.pending.catch(() => undefined);
+    }
+    return token;
   }
 
   /** A valid token: the held one, or one acquired now (concurrent callers share one acquisition). */
@@ -68,18 +99,16 @@ export class TokenManager {
     if (this.current?.accessToken !== accessToken) return;
     this.rejected = accessToken;
     this.drop();
-    try {
-      await this.init.cache.delete(this.init.cacheKey);
-    } catch {
-      // The token is already dropped here; a cache outage must not fail the retried request.
-    }
+    await this.deleteCache();
   }
 
-  /** SPEC 4.2 ForceRefresh: deletes the cached token through the cache and fetches a new one. */
+  /**
+   * SPEC 4.2 ForceRefresh: deletes the cached token through the cache and fetches a new one. When that
+   * fails, a token that is still valid stays in use (SPEC 3.1, 7) and the error is thrown.
+   */
   async forceRefresh(): Promise<Token> {
     while (this.pending !== undefined) await this.pending.catch(() => undefined);
     if (this.closed) throw new SluiceError('The oauth2 plugin is closed');
-    this.drop();
     this.pending = this.track(this.refresh(true));
     return this.pending;
   }
@@ -87,7 +116,8 @@ export class TokenManager {
   /** Stops every timer and aborts token requests in flight. */
   close(): void {
     this.closed = true;
-    this.clearTimers();
+    for (const cancel of this.timers) cancel();
+    this.timers.clear();
     this.aborter.abort(new SluiceError('The oauth2 plugin is closed'));
   }
 
@@ -98,46 +128,80 @@ export class TokenManager {
     return tracked;
   }
 
+  /** Whether a background refresh of the valid `token` may start now. */
+  private refreshAllowed(token: Token, now: number): boolean {
+    return this.canRefresh()
+      && now >= refreshDueAt(token, this.init.config.refreshBuffer)
+      && now >= this.retryAt
+      && now >= this.lastRequestAt + this.init.minTokenInterval;
+  }
+
   /** none/expired -> valid: the cache first, then the token endpoint (SPEC 3.1 first request). */
   private async acquire(): Promise<Token> {
     const cached = await this.readCache();
     if (cached !== undefined) {
-      if (Date.now() < cached.expiresAt && cached.accessToken !== this.rejected) {
-        // A live cached token carries the latest refresh token of the shared store.
-        if (cached.refreshToken !== undefined) this.refreshToken = cached.refreshToken;
-        this.install(cached);
+      if (this.usable(cached)) {
+        this.adopt(cached);
         return cached;
       }
       // An expired entry may hold a rotated-out refresh token: only use it when there is none here.
       this.refreshToken ??= cached.refreshToken;
     }
-    const token = await this.fetch();
-    this.install(token);
-    await this.writeCache(token);
+    // The floor: however short the lifetimes, no more than one token request per minTokenInterval.
+    await this.waitUntil(this.lastRequestAt + this.init.minTokenInterval);
+    const token = await this.fetch(this.init.tokenRetry.maxAttempts);
+    await this.keep(token);
     this.emit('TokenAcquired', { expiresIn: token.expiresIn });
     return token;
   }
 
-  /** valid -> refreshing -> valid; on failure the old token stays (SPEC 3.1) and a retry is scheduled. */
+  /**
+   * valid -> refreshing -> valid (SPEC 3.1), every step in order. On failure a still-valid token stays
+   * in use, `TokenRefreshFailed` is emitted and the next proactive attempt waits a backoff.
+   */
   private async refresh(forced: boolean): Promise<Token> {
-    const generation = this.generation;
     try {
-      if (forced) await this.init.cache.delete(this.init.cacheKey);
-      const token = await this.fetch();
-      if (this.closed) return token;
+      if (forced) {
+        // SPEC 4.2: a forced refresh deletes the shared copy first.
+        await this.deleteCache();
+      } else {
+        // Another instance sharing the cache may have refreshed already: take its token.
+        const newer = await this.adoptNewer();
+        if (newer !== undefined) return newer;
+      }
+      const token = await this.fetch(1);
       this.failures = 0;
-      this.install(token);
-      await this.writeCache(token);
+      this.retryAt = Number.NEGATIVE_INFINITY;
+      await this.keep(token);
       this.emit('TokenRefreshed', { expiresIn: token.expiresIn });
       return token;
     } catch (error) {
       const err = error instanceof Error ? error : new SluiceError('token refresh failed', { cause: error });
       if (this.closed) throw err;
       this.failures++;
+      this.retryAt = this.init.clock.now() + backoffDelay(this.failures, this.init.refreshRetry);
       this.emit('TokenRefreshFailed', { error: err });
-      if (!forced && generation === this.generation && !(err instanceof TokenUnavailableError)) this.scheduleRetry(generation);
       throw err;
     }
+  }
+
+  /** A token in the shared cache that is newer than the held one, made current; undefined if none. */
+  private async adoptNewer(): Promise<Token | undefined> {
+    const cached = await this.readCache();
+    if (cached === undefined || !this.usable(cached) || cached.expiresAt <= (this.current?.expiresAt ?? 0)) return undefined;
+    this.adopt(cached);
+    this.emit('TokenRefreshed', { expiresIn: cached.expiresIn });
+    return cached;
+  }
+
+  private usable(token: Token): boolean {
+    return this.init.clock.now() < token.expiresAt && token.accessToken !== this.rejected;
+  }
+
+  /** Makes a token from the cache current; it carries the latest refresh token of the shared store. */
+  private adopt(token: Token): void {
+    if (token.refreshToken !== undefined) this.refreshToken = token.refreshToken;
+    this.install(token);
   }
 
   /** Picks the grant: a refresh token when held, else the configured grant (a code only once). */
@@ -161,58 +225,52 @@ export class TokenManager {
     );
   }
 
-  private async fetch(): Promise<Token> {
+  /** One grant, sent up to `attempts` times while the failure is a network error or a 5xx. */
+  private async fetch(attempts: number): Promise<Token> {
     const grant = this.nextGrant();
-    let token: Token;
-    try {
-      token = await this.init.endpoint.request(grant, this.aborter.signal);
-    } catch (error) {
-      // RFC 6749 5.2: invalid_grant means the refresh token is dead (revoked, expired or replayed).
-      if (grant.grant_type === 'refresh_token' && error instanceof TokenRequestError && error.error === 'invalid_grant') {
-        if (this.refreshToken === grant.refresh_token) this.refreshToken = undefined;
+    for (let attempt = 1; ; attempt++) {
+      const startedAt = this.init.clock.now();
+      this.lastRequestAt = startedAt;
+      let issued: IssuedToken;
+      try {
+        issued = await this.init.endpoint.request(grant, this.aborter.signal);
+      } catch (error) {
+        // RFC 6749 5.2: invalid_grant means the refresh token is dead (revoked, expired or replayed).
+        if (grant.grant_type === 'refresh_token' && error instanceof TokenRequestError && error.error === 'invalid_grant') {
+          if (this.refreshToken === grant.refresh_token) this.refreshToken = undefined;
+        }
+        if (attempt >= attempts || this.closed || !isTransient(error)) throw error;
+        await this.waitUntil(this.init.clock.now() + backoffDelay(attempt, this.init.tokenRetry));
+        continue;
       }
-      throw error;
+      // The lifetime counts from when the request left: the server started it no earlier.
+      const token: Token = { ...issued, expiresAt: startedAt + issued.expiresIn };
+      // RFC 6749 6 / RFC 9700 4.14.2: a rotated refresh token replaces the old one; otherwise the old one stays.
+      if (token.refreshToken !== undefined) this.refreshToken = token.refreshToken;
+      else if (this.refreshToken !== undefined) token.refreshToken = this.refreshToken;
+      return token;
     }
-    // RFC 6749 6 / RFC 9700 4.14.2: a rotated refresh token replaces the old one; otherwise the old one stays.
-    if (token.refreshToken !== undefined) this.refreshToken = token.refreshToken;
-    else if (this.refreshToken !== undefined) token.refreshToken = this.refreshToken;
-    return token;
   }
 
-  /** Makes `token` current and schedules its refresh and its expiry. */
+  /** Holds and shares a new token; one that is already expired (`expires_in` <= 0) serves its caller only. */
+  private async keep(token: Token): Promise<void> {
+    if (token.expiresIn <= 0) return;
+    this.install(token);
+    await this.writeCache(token);
+  }
+
+  /** Makes `token` current and schedules its expiry (the only timer a held token has). */
   private install(token: Token): void {
-    this.clearTimers();
-    this.generation++;
+    this.drop();
     this.current = token;
     if (this.closed) return;
     const generation = this.generation;
-    const remaining = token.expiresAt - Date.now();
-    if (this.canRefresh()) {
-      const delay = Math.max(remaining - this.init.config.refreshBuffer, Math.min(remaining / 2, MIN_REFRESH_DELAY));
-      this.timer(delay, () => this.backgroundRefresh(generation));
-    }
-    this.timer(remaining, () => this.expire(generation));
+    this.timer(token.expiresAt - this.init.clock.now(), () => this.expire(generation));
   }
 
   /** Whether a new token can be had without the user (client credentials or a refresh token). */
   private canRefresh(): boolean {
     return this.refreshToken !== undefined || this.init.config.grantType === 'client_credentials';
-  }
-
-  private backgroundRefresh(generation: number): void {
-    if (this.closed || generation !== this.generation || this.pending !== undefined) return;
-    this.pending = this.track(this.refresh(false));
-    // Failures were reported as TokenRefreshFailed; requests keep the old token meanwhile.
-    this.pending.catch(() => undefined);
-  }
-
-  private scheduleRetry(generation: number): void {
-    const token = this.current;
-    if (token === undefined || !this.canRefresh()) return;
-    const delay = backoffDelay(this.failures, this.init.refreshRetry);
-    // No retry after expiry: the expiry timer takes over and the next request acquires.
-    if (Date.now() + delay >= token.expiresAt) return;
-    this.timer(delay, () => this.backgroundRefresh(generation));
   }
 
   /** valid -> expired (SPEC 3.1): drop the token and say so; the next request acquires anew. */
@@ -223,23 +281,37 @@ export class TokenManager {
   }
 
   private drop(): void {
-    this.clearTimers();
+    for (const cancel of this.timers) cancel();
+    this.timers.clear();
     this.generation++;
     this.current = undefined;
   }
 
   private timer(delay: number, run: () => void): void {
-    const handle = setTimeout(() => {
-      this.timers.delete(handle);
+    const cancel = this.init.clock.setTimer(delay, () => {
+      this.timers.delete(cancel);
       run();
-    }, Math.min(Math.max(delay, 0), MAX_TIMER));
-    handle.unref();
-    this.timers.add(handle);
+    });
+    this.timers.add(cancel);
   }
 
-  private clearTimers(): void {
-    for (const handle of this.timers) clearTimeout(handle);
-    this.timers.clear();
+  /** Resolves at clock time `at` (at once when it has passed); rejects when the manager closes. */
+  private waitUntil(at: number): Promise<void> {
+    const delay = at - this.init.clock.now();
+    if (delay <= 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const signal = this.aborter.signal;
+      if (signal.aborted) return reject(signal.reason as Error);
+      const onAbort = (): void => {
+        cancel();
+        reject(signal.reason as Error);
+      };
+      const cancel = this.init.clock.setTimer(delay, () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      });
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   private async readCache(): Promise<Token | undefined> {
@@ -259,6 +331,14 @@ export class TokenManager {
     }
   }
 
+  private async deleteCache(): Promise<void> {
+    try {
+      await this.init.cache.delete(this.init.cacheKey);
+    } catch {
+      // The token is already dropped here; a cache outage must not fail the request or the refresh.
+    }
+  }
+
   private emit(type: TokenEventType, data: Omit<TokenEvent, 'type'>): void {
     try {
       this.init.onTokenEvent?.({ type, ...data });
@@ -266,4 +346,10 @@ export class TokenManager {
       // An observer's bug must not break token handling.
     }
   }
+}
+
+/** A failure worth another attempt: no answer, or a 5xx (RFC 9110 15.6), at discovery or the token endpoint. */
+function isTransient(error: unknown): boolean {
+  if (!(error instanceof TokenRequestError) && !(error instanceof DiscoveryError)) return false;
+  return error.status === undefined || error.status >= 500;
 }

@@ -1,11 +1,15 @@
+import type { JsonWebKey, KeyObject } from 'node:crypto';
+
 /** Grants the plugin can use to obtain tokens (SPEC 2.1 `GrantType`). */
 export type GrantType = 'client_credentials' | 'authorization_code' | 'refresh_token';
 
 /**
  * How the client authenticates at the token endpoint: HTTP Basic (RFC 6749 2.3.1, the default when a
- * secret is given), secret in the form body, or `none` for a public client (default without a secret).
+ * secret is given), the secret in the form body, a JWT signed with the secret (`client_secret_jwt`) or
+ * with a private key (`private_key_jwt`, the default when `privateKey` is given; RFC 7523), or `none`
+ * for a public client (the default without either).
  */
-export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt' | 'private_key_jwt' | 'none';
 
 /**
  * An access token as the plugin holds and caches it. Plain JSON, so a shared cache can serialize it.
@@ -85,8 +89,14 @@ export interface OAuth2Config {
   clientId: string;
   /** Secret of a confidential client; leave out for a public client (which then needs PKCE). */
   clientSecret?: string;
-  /** Full URL of the token endpoint. */
-  tokenURL: string;
+  /** Full URL of the token endpoint. Required unless `issuer` is given. https, or http on a loopback host. */
+  tokenURL?: string;
+  /**
+   * The authorization server's issuer identifier: the token and authorization endpoints are discovered
+   * from `/.well-known/openid-configuration`, else `/.well-known/oauth-authorization-server` (RFC 8414),
+   * once per process, with the `issuer` of the document checked. Endpoints given here win.
+   */
+  issuer?: string;
   /** Scopes to request (sent space-separated, RFC 6749 3.3). */
   scopes?: readonly string[];
   /** The grant that obtains the first token. */
@@ -103,8 +113,25 @@ export interface OAuth2Config {
   refreshBuffer?: number;
   /** Token store; default a {@link MemoryTokenCache} of this plugin's own. */
   tokenCache?: TokenCache;
-  /** Client authentication at the token endpoint. Default `client_secret_basic`, or `none` without a secret. */
+  /**
+   * Client authentication at the token endpoint. Default `client_secret_basic` with a secret,
+   * `private_key_jwt` with a `privateKey`, else `none`.
+   */
   tokenEndpointAuthMethod?: ClientAuthMethod;
+  /** The key that signs `private_key_jwt` assertions: PEM (PKCS#8, PKCS#1 or SEC1), a private JWK or a `KeyObject`. */
+  privateKey?: string | KeyObject | JsonWebKey;
+  /** `kid` header of the assertions, when the server holds several keys of this client. */
+  privateKeyId?: string;
+  /**
+   * JWS algorithm of the assertions: `HS256` (default), `HS384` or `HS512` for `client_secret_jwt`; for
+   * `private_key_jwt` by default RS256 for RSA keys, ES256/ES384/ES512 by curve, EdDSA for Ed25519.
+   */
+  signingAlgorithm?: string;
+  /**
+   * Accept plain `http:` authorization server URLs on hosts other than loopback. Credentials and tokens
+   * then cross the network unencrypted: for test rigs only. Default false.
+   */
+  allowInsecureHTTP?: boolean;
 }
 
 /**
@@ -133,4 +160,17 @@ export interface OAuth2Options {
   refreshRetry?: { waitBase?: number; maxWait?: number };
   /** Timeout of each token request in ms. Default 30000. */
   timeout?: number;
+  /**
+   * Retries of a token request made while no valid token is held (the first one, or after expiry), on
+   * network errors and 5xx answers. Default `{ maxAttempts: 3, waitBase: 200, maxWait: 2000 }`; `false`
+   * for a single attempt.
+   */
+  tokenRetry?: { maxAttempts?: number; waitBase?: number; maxWait?: number } | false;
+  /** Lifetime in ms assumed when the token response has no `expires_in`. Default 3600000 (one hour). */
+  defaultExpiresIn?: number;
+  /**
+   * Least time in ms between two token requests the plugin makes on its own (acquisitions and
+   * proactive refreshes), so a very short token lifetime cannot turn into a request storm. Default 1000.
+   */
+  minTokenInterval?: number;
 }

@@ -5,6 +5,7 @@ import {
   buildAuthorizationURL, forceRefresh, MemoryTokenCache, oauth2, TokenRequestError, TokenUnavailableError, verifyCallback,
   type OAuth2Config, type OAuth2Options,
 } from '@sluice/oauth';
+import { busyUntil } from './busy.js';
 import { eventLog } from './events.js';
 import { useProvider } from './provider-fixture.js';
 
@@ -85,7 +86,7 @@ describe('authorization code with PKCE against oidc-provider', () => {
     await client.get('me');
     const first = await tokenCache.get('user:alice');
     expect(first?.refreshToken).toBeDefined();
-    await log.waitFor('TokenRefreshed');
+    await busyUntil(client, log.waitFor('TokenRefreshed'));
     const second = await tokenCache.get('user:alice');
     expect(fx.op.grants.at(-1)).toEqual({ grantType: 'refresh_token', clientId: 'web-app' });
     expect(second!.accessToken).not.toBe(first!.accessToken);
@@ -128,6 +129,9 @@ describe('authorization code with PKCE against oidc-provider', () => {
     fx.op.failTokenRequests('invalid_grant', 1);
     const refused = await forceRefresh(client).catch((e: unknown) => e);
     expect(refused).toMatchObject({ error: 'invalid_grant' });
+    // The access token is still valid and stays in use until the API refuses it.
+    expect(await client.getJSON('me')).toMatchObject({ sub: 'erin' });
+    fx.api.reject401(1);
     const error = await client.get('me').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TokenUnavailableError);
     expect(log.types()).toEqual(['TokenAcquired', 'TokenRefreshFailed']);
