@@ -14,6 +14,7 @@ const suites: string[] = [
   './core-resilience.ts',
   './oauth.ts',
   './odata-stream.ts',
+  './odata-record-size.ts',
 ];
 
 const filter = process.argv[2];

@@ -98,7 +98,7 @@ export class LinkPolicy {
       const rebased = this.origin + rest;
       if (!this.reported.has(url.origin)) {
         this.reported.add(url.origin);
-        this.events?.emit('odata.link.rebased', { kind, from: redactURL(url.href), to: redactURL(rebased) });
+        this.events?.emit('odata.link.rebased', { kind, from: redactURL(url.origin + url.pathname + url.search), to: redactURL(rebased) });
       }
       return rebased;
     }

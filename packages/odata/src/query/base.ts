@@ -5,7 +5,7 @@ import type { StreamOptions } from '../read/stream.js';
 import type { Page, StreamItem } from '../read/stream-item.js';
 import { makeExpandItem, renderExpand, type ExpandItem, type ExpandOptions } from './expand.js';
 import type { Expr, RenderContext } from './filter.js';
-import { toLiteral, TypedValue, type LiteralValue } from './literal.js';
+import { toLiteral, TypedValue, wellFormed, type LiteralValue } from './literal.js';
 import { checkIdentifier } from './names.js';
 import { checkParamName, checkSelect } from './options.js';
 import type { SearchExpr } from './search.js';
@@ -73,7 +73,7 @@ export function initialState(set: string): QueryState {
 /** Encodes a query option value: core's encoding (`%20`, never `+`), with `=` kept as OData's EQ needs. */
 export function encodeOptionValue(value: string): string {
   // OData ABNF: EQ = "=" literally, as in nested $expand options ($select=Name).
-  return encodeQueryComponent(value).replace(/%3D/g, '=');
+  return encodeQueryComponent(wellFormed(value, 'query option')).replace(/%3D/g, '=');
 }
 
 /** Whether a key is a composite-key record rather than a single value. @internal */

@@ -88,7 +88,7 @@ export function toLiteralOfKind(kind: LiteralKind, value: unknown): Literal {
     case 'null':
       return { kind, text: 'null' };
     case 'string':
-      if (typeof value === 'string') return { kind, text: value };
+      if (typeof value === 'string') return { kind, text: wellFormed(value) };
       if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return { kind, text: String(value) };
       throw bad(value, 'string');
     case 'boolean':
@@ -153,6 +153,17 @@ const EDM_KINDS: Record<string, LiteralKind> = {
  * number (Int32), other numbers (written as JavaScript prints them), bigint (Int64), boolean, null, Date
  * (a DateTimeOffset in v4, an Edm.DateTime in v2).
  */
+/**
+ * Refuses a string with a lone UTF-16 surrogate: it has no UTF-8 form, so it cannot be percent-encoded
+ * into a URL (encodeURIComponent would throw a URIError).
+ */
+export function wellFormed(text: string, what = 'string literal'): string {
+  // With the u flag a surrogate pair is one code point, so \p{Cs} matches lone surrogates only.
+  const at = text.search(/\p{Cs}/u);
+  if (at >= 0) throw new ConfigError(what, `contains a lone UTF-16 surrogate (at index ${at}): it cannot be encoded in a URL`);
+  return text;
+}
+
 export function toLiteral(value: unknown, edmType?: string): Literal {
   if (value instanceof TypedValue) return toLiteralOfKind(value.kind, value.value);
   if (value === null) return { kind: 'null', text: 'null' };
@@ -163,7 +174,7 @@ export function toLiteral(value: unknown, edmType?: string): Literal {
     return toLiteralOfKind(fromMetadata, value);
   }
   switch (typeof value) {
-    case 'string': return { kind: 'string', text: value };
+    case 'string': return { kind: 'string', text: wellFormed(value) };
     case 'boolean': return { kind: 'boolean', text: String(value) };
     case 'bigint': return { kind: 'int64', text: value.toString() };
     case 'number':

@@ -132,6 +132,7 @@ export class PageLoad {
       if (maxPageBytes !== undefined && bytes > maxPageBytes) throw new ResponseSizeError('maxPageBytes', maxPageBytes);
       const batch = scanner.push(chunk);
       if (batch.starts.length > 0 || batch.parsed.length > 0) this.queueRuns(batch);
+      if (scanner.failure !== undefined) throw scanner.failure;
     }
     const envelope = scanner.end();
     if (!scanner.foundArray) throw new SyntaxError('The response has no record array (expected a collection)');

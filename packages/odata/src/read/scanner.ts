@@ -71,6 +71,8 @@ export class ItemScanner {
   private misses = 0;
   private parsed: { after: number; values: unknown[] }[] = [];
 
+  /** Set when a record passed `maxRecordBytes`: the batch that found it holds the records before it; stop reading. */
+  failure: ResponseSizeError | undefined;
   /** Bytes of the element still open at the end of the last chunk (it began in an earlier one). */
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -298,7 +300,15 @@ export class ItemScanner {
     }
     const max = this.maxRecordBytes;
     if (max !== undefined) {
-      for (let k = 0; k < starts.length; k++) if (ends[k]! - starts[k]! > max) throw new ResponseSizeError('maxRecordBytes', max);
+      // Records before an oversized one are still handed out; `failure` then ends the read.
+      for (let k = 0; k < starts.length; k++) {
+        if (ends[k]! - starts[k]! > max) {
+          this.failure = new ResponseSizeError('maxRecordBytes', max);
+          starts.length = k;
+          ends.length = k;
+          return { buf: out, starts, ends, parsed: this.parsed };
+        }
+      }
     }
     if (this.elemStart === PENDING) {
       this.pending.push(buf);
@@ -308,7 +318,7 @@ export class ItemScanner {
       this.pendingBytes = n - this.elemStart;
       this.elemStart = PENDING;
     }
-    if (max !== undefined && this.pendingBytes > max) throw new ResponseSizeError('maxRecordBytes', max);
+    if (max !== undefined && this.pendingBytes > max) this.failure = new ResponseSizeError('maxRecordBytes', max);
     return { buf: out, starts, ends, parsed: this.parsed };
   }
 

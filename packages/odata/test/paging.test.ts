@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { PagingError, type StreamItem } from '../src/index.js';
+import { client, collect, ids, json, records, serve } from './helpers.js';
+
+describe('next links', () => {
+  it('resolves a relative next link against the context URL, itself relative to $metadata (nested paths)', async () => {
+    // OData JSON Format 4.01 section 4.6: relative to the context URL, not to the request URL.
+    const server = await serve({
+      '/svc/Customers(1)/Orders': (res) => json(res, {
+        '@odata.context': '$metadata#Customers(1)/Orders', value: records(1, 2), '@odata.nextLink': 'Customers(1)/Orders?$skiptoken=2',
+      }),
+      '/svc/Customers(1)/Orders?$skiptoken=2': (res) => json(res, {
+        '@odata.context': '$metadata#Customers(1)/Orders', value: records(3, 4), '@odata.nextLink': 'Customers(1)/Orders?$skiptoken=4',
+      }),
+      // No context URL: the request URL is the base.
+      '/svc/Customers(1)/Orders?$skiptoken=4': (res) => json(res, { value: records(5, 5), '@odata.nextLink': 'Orders?$skiptoken=5' }),
+      '/svc/Customers(1)/Orders?$skiptoken=5': (res) => json(res, { value: records(6, 6) }),
+    });
+    const rows = await client(server).from('Customers').key(1).navMany<{ ID: number }>('Orders').list();
+    expect(rows.map((r) => r.ID)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(server.requests.map((r) => r.url)).toEqual([
+      '/svc/Customers(1)/Orders', '/svc/Customers(1)/Orders?$skiptoken=2', '/svc/Customers(1)/Orders?$skiptoken=4', '/svc/Customers(1)/Orders?$skiptoken=5',
+    ]);
+  });
+
+  it('resolves pages() next links the same way', async () => {
+    let origin = '';
+    const server = await serve({
+      '/svc/Customers(1)/Orders': (res) => json(res, { '@odata.context': `${origin}/svc/$metadata#Customers(1)/Orders`, value: records(1, 1), '@odata.nextLink': 'Customers(1)/Orders?p=2' }),
+      '/svc/Customers(1)/Orders?p=2': (res) => json(res, { value: records(2, 2) }),
+    });
+    origin = server.origin;
+    const got: number[] = [];
+    for await (const page of client(server).from('Customers').key(1).navMany<{ ID: number }>('Orders').pages()) got.push(...page.value.map((r) => r.ID));
+    expect(got).toEqual([1, 2]);
+  });
+
+  it('ends with PagingError on a next link that is not a string, in v4 and v2', async () => {
+    const server = await serve({
+      '/svc/P': (res) => json(res, { value: records(1, 2), '@odata.nextLink': 42 }),
+      '/svc/Q': (res) => json(res, { d: { results: records(1, 1), __next: { uri: 'x' } } }),
+    });
+    const items = await collect(client(server).from<{ ID: number }>('P').stream());
+    expect(ids(items)).toEqual([1, 2]);
+    expect(items.at(-1)!.error).toBeInstanceOf(PagingError);
+    expect((items.at(-1)!.error as PagingError).reason).toBe('invalid-next-link');
+    const v2 = client(server, { version: '2.0' });
+    await expect(v2.from('Q').list()).rejects.toMatchObject({ reason: 'invalid-next-link' });
+  });
+
+  it('stops a server that links back to an earlier page or to itself, never repeating a record', async () => {
+    let origin = '';
+    const server = await serve({
+      '/svc/P': (res) => json(res, { value: records(1, 2), '@odata.nextLink': `${origin}/svc/P?p=2` }),
+      '/svc/P?p=2': (res) => json(res, { value: records(3, 4), '@odata.nextLink': `${origin}/svc/P` }),
+      '/svc/S': (res) => json(res, { value: records(1, 1), '@odata.nextLink': 'S' }),
+    });
+    origin = server.origin;
+    for (const prefetch of [true, false]) {
+      const items = await collect(client(server).from<{ ID: number }>('P').stream({ prefetch }));
+      expect(ids(items)).toEqual([1, 2, 3, 4]);
+      expect((items.at(-1)!.error as PagingError).reason).toBe('repeated-next-link');
+    }
+    await expect(client(server).from('S').list()).rejects.toMatchObject({ reason: 'repeated-next-link', pages: 1 });
+    const pages: number[][] = [];
+    const error = await (async () => {
+      for await (const page of client(server).from<{ ID: number }>('P').pages()) pages.push(page.value.map((r) => r.ID));
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PagingError);
+    expect(pages).toEqual([[1, 2], [3, 4]]);
+    expect(server.requests.map((r) => r.url).filter((u) => u === '/svc/S')).toHaveLength(1);
+  });
+
+  it('bounds the pages with maxPages (client option or per read)', async () => {
+    const server = await serve(Object.fromEntries(Array.from({ length: 5 }, (_, i) => [
+      i === 0 ? '/svc/P' : `/svc/P?p=${i}`, (res) => json(res, { value: records(i + 1, i + 1), '@odata.nextLink': `P?p=${i + 1}` }),
+    ])));
+    const items: StreamItem<{ ID: number }>[] = await collect(client(server, { maxPages: 3 }).from<{ ID: number }>('P').stream());
+    expect(ids(items)).toEqual([1, 2, 3]);
+    expect(items.at(-1)!.error).toMatchObject({ reason: 'max-pages', pages: 3 });
+    await expect(client(server).from('P').list({ maxPages: 2 })).rejects.toMatchObject({ reason: 'max-pages' });
+  });
+
+  it('keeps the service URL\'s query options on every request, next links included', async () => {
+    const server = await serve({
+      '/svc/?sap-client=100': (res) => json(res, { d: { EntitySets: ['P'] } }, { dataserviceversion: '2.0' }),
+      '/svc/P?$top=5&sap-client=100': (res) => json(res, { d: { results: records(1, 1), __next: 'P?$skiptoken=1' } }),
+      '/svc/P?$skiptoken=1&sap-client=100': (res) => json(res, { d: { results: records(2, 2) } }),
+      '/svc/P/$count?sap-client=100': (res) => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('2'); },
+    });
+    const od = client(server, { serviceURL: `${server.origin}/svc?sap-client=100`, version: 'auto' });
+    expect((await od.from<{ ID: number }>('P').top(5).list()).map((r) => r.ID)).toEqual([1, 2]);
+    expect(od.version).toBe('2.0');
+    expect(await od.from('P').countOnly()).toBe(2);
+    expect(server.requests.every((r) => r.url.endsWith('sap-client=100'))).toBe(true);
+  });
+});
