@@ -21,7 +21,7 @@ const root = fileURLToPath(new URL(import.meta.url.includes('/bench/.out/') ? '.
 const self = fileURLToPath(import.meta.url);
 
 /** Starts packages/testkit's OData server in a child process; resolves with its v4 root. */
-async function startServerProcess(products: number, pageSize: number): Promise<{ v4: string; child: ChildProcess }> {
+export async function startServerProcess(products: number, pageSize: number): Promise<{ v4: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'packages/testkit/src/odata/main.ts'], {
     cwd: root, env: { ...process.env, PORT: '0', PRODUCTS: String(products), PAGE_SIZE: String(pageSize), CACHE_BYTES: String(128 * 1024 * 1024) },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -15,6 +15,7 @@ const suites: string[] = [
   './oauth.ts',
   './odata-stream.ts',
   './odata-record-size.ts',
+  './cli-export.ts',
 ];
 
 const filter = process.argv[2];

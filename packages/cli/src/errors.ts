@@ -46,6 +46,9 @@ function hintFor(error: unknown): string | undefined {
   if (error instanceof SluiceError && /text\/html/i.test(error.message)) {
     return 'the service answered an HTML page (a login page?): check the URL and the credentials';
   }
+  if (error instanceof SluiceError && /detect the OData version/.test(error.message)) {
+    return 'that URL does not look like an OData service root (an HTML login page?): check the URL and the credentials, or pass --version 2 or 4';
+  }
   if (error instanceof MetadataParseError) return 'that URL did not answer OData $metadata (an HTML login page?): check the service URL and the credentials';
   if (error instanceof NetworkError) return 'is the service URL right and the service reachable?';
   if (error instanceof TimeoutError) return 'raise --timeout, or lower --page-size';

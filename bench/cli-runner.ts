@@ -1,0 +1,37 @@
+// A contender of the cli-export bench, run in its own process: `sluice <bundle> <args...>` runs the sluice
+// executable, `hand <first-page-url> <out>` a hand-written export loop. Either way the process writes its
+// CPU time and peak RSS as JSON to file descriptor 3 when it exits.
+import { createWriteStream, writeSync } from 'node:fs';
+import { once } from 'node:events';
+import { pathToFileURL } from 'node:url';
+import { request } from 'undici';
+
+process.on('exit', () => {
+  const usage = process.resourceUsage();
+  writeSync(3, JSON.stringify({ cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssKiB: usage.maxRSS }));
+});
+
+const [mode, target = '', ...rest] = process.argv.slice(2);
+
+/** The loop a developer writes by hand: undici request, JSON.parse, a line per record, follow nextLink. */
+async function handExport(first: string, out: string): Promise<void> {
+  const file = createWriteStream(out);
+  let url: string | undefined = first;
+  while (url) {
+    const { body } = await request(url, { headers: { accept: 'application/json;odata.metadata=minimal;IEEE754Compatible=true' } });
+    const doc = JSON.parse(await body.text()) as { value: unknown[]; '@odata.nextLink'?: string };
+    let text = '';
+    for (const record of doc.value) text += `${JSON.stringify(record)}\n`;
+    if (!file.write(text)) await once(file, 'drain');
+    url = doc['@odata.nextLink'];
+  }
+  file.end();
+  await once(file, 'finish');
+}
+
+if (mode === 'hand') await handExport(target, rest[0]!);
+else if (mode === 'sluice') {
+  // The bundle reads process.argv.slice(2), as when it runs as `node sluice.mjs <args>`.
+  process.argv = [process.argv[0]!, target, ...rest];
+  await import(pathToFileURL(target).href);
+} else throw new Error(`cli-runner: unknown mode ${String(mode)}`);
