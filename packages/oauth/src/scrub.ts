@@ -1,5 +1,11 @@
 /** What replaces a secret in text built from an authorization server's answer. */
 export const SCRUBBED = '[REDACTED]';
+/** Values shorter than this are only replaced where they stand alone, so `s` does not eat every letter s. */
+const SHORT = 8;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 /**
  * The secret values of one token request (client secret, Basic credentials, client assertion, code,
@@ -30,7 +36,12 @@ export class Secrets {
   scrub(text: string | undefined): string | undefined {
     if (text === undefined) return undefined;
     let out = text;
-    for (const form of this.forms) if (out.includes(form)) out = out.split(form).join(SCRUBBED);
+    for (const form of this.forms) {
+      if (!out.includes(form)) continue;
+      if (form.length >= SHORT) out = out.split(form).join(SCRUBBED);
+      // A short value counts where no other token character touches it (RFC 3986 unreserved).
+      else out = out.replace(new RegExp(`(?<![A-Za-z0-9._~-])${escapeRegExp(form)}(?![A-Za-z0-9._~-])`, 'g'), SCRUBBED);
+    }
     return out;
   }
 }

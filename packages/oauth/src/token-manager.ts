@@ -107,10 +107,15 @@ export class TokenManager {
    * fails, a token that is still valid stays in use (SPEC 3.1, 7) and the error is thrown.
    */
   async forceRefresh(): Promise<Token> {
-    while (this.pending !== undefined) await this.pending.catch(() => undefined);
+    await this.idle();
     if (this.closed) throw new SluiceError('The oauth2 plugin is closed');
     this.pending = this.track(this.refresh(true));
     return this.pending;
+  }
+
+  /** Resolves once no token request of this manager is in flight (whatever its outcome). */
+  async idle(): Promise<void> {
+    while (this.pending !== undefined) await this.pending.catch(() => undefined);
   }
 
   /** Stops every timer and aborts token requests in flight. */

@@ -65,6 +65,15 @@ describe('secrets echoed by the token endpoint', () => {
     expectNone(everything(error), [SECRET]);
   });
 
+  it('scrubs a short secret where it stands alone, without eating the letters of other words', async () => {
+    const server = await echoingServer();
+    const client = clientFor(server, { clientSecret: 'se', tokenEndpointAuthMethod: 'client_secret_post' });
+    const error = (await client.get('me').catch((e: unknown) => e)) as TokenRequestError;
+    expect(error.errorDescription).toContain('client_secret=[REDACTED]');
+    expect(error.errorDescription).not.toMatch(/client_secret=se\b/);
+    expect(error.message).toContain('Token request');
+  });
+
   it('scrubs the code and the code verifier of an authorization code exchange', async () => {
     const server = await echoingServer();
     const client = clientFor(server, {
