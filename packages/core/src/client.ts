@@ -1,14 +1,18 @@
-import { AbortError, ConfigError, DecodeError, HttpError, NetworkError, RedirectError, SluiceError, TimeoutError } from './errors.js';
+import { abortErrorFor, checkDeadline, DeadlineError, startDeadline, type RequestDeadline } from './deadline.js';
+import { toHttpError } from './error-body.js';
+import { ConfigError, DecodeError, NetworkError, RedirectError, SluiceError, TimeoutError } from './errors.js';
 import { EventSink } from './events.js';
 import { ResponseHeaders } from './headers.js';
 import { checkHeaders, checkRetry, checkTimeout, resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
 import type { Plugin, PluginRequest } from './plugin.js';
-import { CREDENTIAL_HEADERS } from './redact.js';
+import { describeRequest, redactHeaders, redactURL } from './redact.js';
+import { nextHop, REDIRECT_STATUSES } from './redirect.js';
+import type { Attempt, RequestOptions, ShortcutOptions } from './request-options.js';
 import { SluiceResponse, type BodyWatch } from './response.js';
 import { backoffDelay, parseRetryAfter, type RetryOptions } from './retry.js';
 import { Bulkhead } from './resilience/bulkhead.js';
 import { CircuitBreakers, type CircuitState, type CircuitTicket } from './resilience/circuit-breaker.js';
-import { closableSleep } from './resilience/closable-sleep.js';
+import { ClosableWaits } from './resilience/abort-listeners.js';
 import { OriginPauses } from './resilience/origin-pause.js';
 import { RetryBudget } from './resilience/retry-budget.js';
 import { isRateLimiter, type RateLimiter } from './resilience/options.js';
@@ -21,63 +25,10 @@ import { ABSOLUTE, joinAPI, splitBase, strategyFor, type ResolutionStrategy, typ
 import { resolveReference } from './url/rfc3986.js';
 import { toTarget } from './url/target.js';
 
-/**
- * One request (`client.request(init)`). Only `path` is usually needed; everything else has a default
- * from the client options.
- *
- * @example
- * ```ts
- * await client.request({ method: 'POST', path: 'orders', json: { item: 'x' }, idempotent: true })
- * ```
- */
-export interface RequestOptions {
-  /** HTTP method. Default `GET`. */
-  method?: string;
-  /** Path resolved against the base URL (SPEC 4.3), or an absolute URL. May carry a query string. */
-  path?: string;
-  /** Query parameters appended to the path's own (spaces as `%20`). */
-  query?: QueryInit;
-  /** Headers for this request; they win over the client's. `undefined` values are skipped. */
-  headers?: Readonly<Record<string, string | undefined>>;
-  /** Raw body. Strings and bytes can be retried; streams cannot. */
-  body?: BodyInit;
-  /** A value sent as JSON (sets `content-type: application/json` unless given). */
-  json?: unknown;
-  /** Cancels the whole request: attempts, retry waits and body reading. */
-  signal?: AbortSignal;
-  /** Per-attempt timeout in ms for this request, or false. */
-  timeout?: number | false;
-  /** Retry settings for this request, merged over the client's; false disables. */
-  retry?: Partial<RetryOptions> | false;
-  /** Allow retrying a non-idempotent method (POST, PATCH) because the caller knows it is safe. */
-  idempotent?: boolean;
-  /** Override the client's `throwHttpErrors`. */
-  throwHttpErrors?: boolean;
-  /** Values plugins can read (`request.context`). */
-  context?: Record<string, unknown>;
-  /**
-   * With a client `rateLimit`: reject with `RateLimitError` instead of waiting when no token is free
-   * (overrides `rateLimit.failFast` for this request).
-   */
-  failFast?: boolean;
-}
+export type { RequestOptions, ShortcutOptions } from './request-options.js';
 
-/** Options of the shortcut methods (`get`, `post`, ...): a request without method and path. */
-export type ShortcutOptions = Omit<RequestOptions, 'method' | 'path'>;
-
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 const JSON_TYPE = /(^|\/|\+)json\b/i;
-
-interface Attempt {
-  method: string;
-  url: string;
-  origin: string;
-  headers: Record<string, string>;
-  body: BodyInit | undefined;
-  /** The request's `failFast`, when it set one. */
-  failFast: boolean | undefined;
-}
 
 const NOTHING = (): void => undefined;
 
@@ -88,6 +39,11 @@ const EMPTY_BODY: TransportBody = {
   async *[Symbol.asyncIterator]() {},
   async cancel() {},
 };
+
+/** A failure that says the server or network is in trouble (retried, counted by the breaker); a deadline is not. */
+function isOutage(error: unknown): boolean {
+  return (error instanceof NetworkError || error instanceof TimeoutError) && !(error instanceof DeadlineError);
+}
 
 function isReplayable(body: BodyInit | undefined): boolean {
   return body === undefined || typeof body === 'string' || body instanceof Uint8Array;
@@ -106,8 +62,8 @@ function isReplayable(body: BodyInit | undefined): boolean {
  * ```
  */
 export class Client {
-  /** The validated options, defaults filled in. */
-  readonly options: Readonly<ResolvedOptions>;
+  private readonly config: ResolvedOptions;
+  private shown: Readonly<ResolvedOptions> | undefined;
   /** Where the client's events go (the `onEvent` option is its first listener); plugins and OData emit here too. */
   readonly events: EventSink;
   /** The transport requests go through; plugins (OAuth's token endpoint) reuse it to share proxy and TLS settings. */
@@ -130,7 +86,7 @@ export class Client {
   private readonly pauses: OriginPauses | undefined;
   private readonly maxPause: number;
   private readonly gated: boolean;
-  private readonly closing = new AbortController();
+  private readonly waits = new ClosableWaits();
 
   /** Prefer {@link createClient}. */
   constructor(options: ClientOptions) {
@@ -139,7 +95,7 @@ export class Client {
     this.transport = options.transport ?? new UndiciTransport({ proxy: options.proxy, tls: options.tls });
     // Headers the transport always wants (accept-encoding) go under the caller's defaults, once, not per request.
     if (this.transport.defaultHeaders !== undefined) resolved.headers = { ...this.transport.defaultHeaders, ...resolved.headers };
-    this.options = resolved;
+    this.config = resolved;
     this.events = new EventSink(resolved.onEvent === undefined ? [] : [resolved.onEvent]);
     if (this.transport.insecureTLS === true) this.events.emit('tls.insecure', { option: 'tls.insecureSkipVerify' });
     const { baseURL } = resolved;
@@ -147,12 +103,12 @@ export class Client {
     this.base = baseURL === undefined ? undefined : splitBase(baseURL);
     this.baseOrigin = baseURL === undefined ? undefined : new URL(baseURL).origin;
     this.jsonHeaders = { accept: 'application/json', ...resolved.headers };
-    this.defaultCredentials = CREDENTIAL_HEADERS.some((name) => resolved.headers[name] !== undefined);
     this.credentialHeaders = [
-      ...CREDENTIAL_HEADERS,
-      ...this.options.plugins.flatMap((p) => (p.credentialHeaders ?? []).map((h) => h.toLowerCase())),
+      ...resolved.sensitiveHeaders,
+      ...resolved.plugins.flatMap((p) => (p.credentialHeaders ?? []).map((h) => h.toLowerCase())),
     ];
-    const { rateLimit, circuitBreaker, retryBudget, bulkhead, pauseOnRetryAfter } = this.options.resilience;
+    this.defaultCredentials = this.credentialHeaders.some((name) => resolved.headers[name] !== undefined);
+    const { rateLimit, circuitBreaker, retryBudget, bulkhead, pauseOnRetryAfter } = this.config.resilience;
     this.limiter = rateLimit && (isRateLimiter(rateLimit) ? rateLimit : new TokenBucket(rateLimit));
     this.breakers = circuitBreaker && new CircuitBreakers(circuitBreaker);
     this.budget = retryBudget && new RetryBudget(retryBudget);
@@ -160,7 +116,12 @@ export class Client {
     this.pauses = pauseOnRetryAfter && new OriginPauses();
     this.maxPause = pauseOnRetryAfter?.maxPause ?? 0;
     this.gated = this.limiter !== undefined || this.breakers !== undefined;
-    for (const plugin of this.options.plugins) plugin.setup?.(this);
+    for (const plugin of this.config.plugins) plugin.setup?.(this);
+  }
+
+  /** The validated options, defaults filled in; credential headers show as `[REDACTED]`. */
+  get options(): Readonly<ResolvedOptions> {
+    return (this.shown ??= Object.freeze({ ...this.config, headers: redactHeaders(this.config.headers, this.credentialHeaders) }));
   }
 
   /**
@@ -184,16 +145,31 @@ export class Client {
 
   /** Finds a plugin by name, for helpers such as `forceRefresh(client)`. */
   plugin<T extends Plugin = Plugin>(name: string): T | undefined {
-    return this.options.plugins.find((p) => p.name === name) as T | undefined;
+    return this.config.plugins.find((p) => p.name === name) as T | undefined;
   }
 
   /**
    * Sends a request and resolves with the response once its headers arrive; the body is read from the
    * response. Rejects with {@link HttpError} for status >= 400 (unless `throwHttpErrors` is false),
-   * {@link TimeoutError}, {@link AbortError}, {@link NetworkError} or {@link ConfigError}.
+   * {@link TimeoutError} (a {@link DeadlineError} past the deadline), `AbortError`, {@link NetworkError} or {@link ConfigError}.
    */
   async request(init: RequestOptions = {}): Promise<SluiceResponse> {
     if (this.closed) throw new SluiceError('The client is closed');
+    const deadline = startDeadline(init.deadline === undefined ? this.config.deadline : checkDeadline('deadline', init.deadline, true), init.signal);
+    if (deadline === undefined) return this.send(init, init.signal, undefined);
+    try {
+      const response = await this.send(init, deadline.signal, deadline);
+      // The deadline bounds the body read too: its timer goes when the body is read or dropped.
+      if (response.method === 'HEAD' || response.status === 204 || response.status === 304) deadline.release();
+      else response.onBodyEnd(() => deadline.release());
+      return response;
+    } catch (error) {
+      deadline.release();
+      throw error;
+    }
+  }
+
+  private async send(init: RequestOptions, signal: AbortSignal | undefined, deadline: RequestDeadline | undefined): Promise<SluiceResponse> {
     const method = (init.method ?? 'GET').toUpperCase();
     const url = this.buildURL(init.path ?? '', init.query);
     const target = toTarget(url, this.baseOrigin);
@@ -204,12 +180,11 @@ export class Client {
       body = JSON.stringify(init.json);
       headers['content-type'] ??= 'application/json';
     }
-    const retry = init.retry === undefined ? this.options.retry : checkRetry('retry', init.retry, this.options.retry);
-    const timeout = init.timeout === undefined ? this.options.timeout : checkTimeout('timeout', init.timeout, false);
+    const retry = init.retry === undefined ? this.config.retry : checkRetry('retry', init.retry, this.config.retry);
+    const timeout = init.timeout === undefined ? this.config.timeout : checkTimeout('timeout', init.timeout, false);
     const canRetry = retry.maxAttempts > 1 && isReplayable(body) && (init.idempotent === true || retry.methods.includes(method));
-    const signal = init.signal;
-    const plugins = this.options.plugins;
-    const throwHttpErrors = init.throwHttpErrors ?? this.options.throwHttpErrors;
+    const plugins = this.config.plugins;
+    const throwHttpErrors = init.throwHttpErrors ?? this.config.throwHttpErrors;
 
     const pluginRequest: { -readonly [K in keyof PluginRequest]: PluginRequest[K] } = {
       method, url, origin: target.origin, headers, body, signal, context: init.context ?? {}, resends: 0,
@@ -223,7 +198,7 @@ export class Client {
     try {
       for (;;) {
         for (const plugin of plugins) if (plugin.onRequest) await plugin.onRequest(pluginRequest, this);
-        const attempt: Attempt = { method, url, origin: target.origin, headers: pluginRequest.headers, body, failFast: init.failFast };
+        const attempt: Attempt = { method, url, origin: target.origin, headers: pluginRequest.headers, body, failFast: init.failFast, deadline };
         const response = await this.sendWithRetries(attempt, target.path, retry, canRetry, timeout, signal);
         let resend = false;
         for (const plugin of plugins) {
@@ -293,7 +268,7 @@ export class Client {
     const type = response.headers.get('content-type');
     if (type !== null && !JSON_TYPE.test(type) && response.status !== 204) {
       const excerpt = await response.text().catch(() => '');
-      throw new DecodeError(`GET ${path}: expected a JSON response, got content-type ${type}`, response.status, excerpt);
+      throw new DecodeError(`${describeRequest('GET', response.url)}: expected a JSON response, got content-type ${type}`, response.status, excerpt);
     }
     return response.json<T>();
   }
@@ -307,11 +282,11 @@ export class Client {
     if (this.closed) return;
     this.closed = true;
     const reason = new SluiceError('The client is closed');
-    this.closing.abort(reason);
+    this.waits.close(reason);
     this.limiter?.close?.(reason);
     this.bulkhead?.close(reason);
     this.pauses?.close(reason);
-    for (const plugin of this.options.plugins) await plugin.close?.();
+    for (const plugin of this.config.plugins) await plugin.close?.();
     if (this.ownsTransport) await this.transport.close();
   }
 
@@ -319,19 +294,19 @@ export class Client {
     if (typeof path !== 'string') throw new ConfigError('path', 'must be a string');
     let url: string;
     if (this.base === undefined) {
-      if (!ABSOLUTE.test(path)) throw new ConfigError('path', `must be an absolute URL when the client has no baseURL, got ${JSON.stringify(path)}`);
+      if (!ABSOLUTE.test(path)) throw new ConfigError('path', `must be an absolute URL when the client has no baseURL, got ${JSON.stringify(redactURL(path))}`);
       url = path;
     } else if (this.strategy === 'api') url = ABSOLUTE.test(path) ? path : joinAPI(this.base, path);
-    else url = resolveReference(this.options.baseURL!, path);
+    else url = resolveReference(this.config.baseURL!, path);
     return query === undefined ? url : appendQuery(url, serializeQuery(query));
   }
 
   private buildHeaders(init: RequestOptions, origin: string): Record<string, string> {
-    let defaults = (init as { [ACCEPT_JSON]?: boolean })[ACCEPT_JSON] === true ? this.jsonHeaders : this.options.headers;
+    let defaults = (init as { [ACCEPT_JSON]?: boolean })[ACCEPT_JSON] === true ? this.jsonHeaders : this.config.headers;
     if (this.defaultCredentials && origin !== this.baseOrigin) {
       // Default credentials belong to the base URL's origin: an absolute URL elsewhere does not get them.
       defaults = { ...defaults };
-      for (const name of CREDENTIAL_HEADERS) delete defaults[name];
+      for (const name of this.credentialHeaders) delete defaults[name];
     }
     if (init.headers === undefined) return { ...defaults };
     return { ...defaults, ...checkHeaders('headers', init.headers) };
@@ -347,19 +322,23 @@ export class Client {
       try {
         response = await this.sendFollowingRedirects(attempt, path, timeout, signal);
       } catch (error) {
-        const transient = (error instanceof NetworkError && !(error instanceof ProxyError && error.refused)) || error instanceof TimeoutError;
-        if (last || !transient || !retry.retryOnNetworkError || !this.retryFitsBudget()) throw error;
-        await this.wait(backoffDelay(n, retry), attempt, signal);
+        const refusedByProxy = error instanceof ProxyError && error.refused;
+        if (last || !isOutage(error) || refusedByProxy || !retry.retryOnNetworkError) throw error;
+        const pause = backoffDelay(n, retry);
+        // A retry whose wait would pass the deadline is not started: the caller gets this failure now.
+        if (attempt.deadline?.passedAfter(pause) || !this.retryFitsBudget()) throw error;
+        await this.wait(pause, attempt, signal);
         continue;
       }
       if (last || !retry.retryableStatus.includes(response.status)) return response;
       const retryAfter = parseRetryAfter(response.headers.get('retry-after') ?? undefined);
       // A server asking for a longer pause than we accept gets its answer back instead of a retry.
       if (retryAfter !== undefined && retryAfter > retry.maxWait) return response;
-      // Retries beyond the client-wide budget would turn an outage into a retry storm.
-      if (!this.retryFitsBudget()) return response;
+      const pause = Math.max(backoffDelay(n, retry), retryAfter ?? 0);
+      // Retries past the deadline, or beyond the client-wide budget (a retry storm), are not started.
+      if (attempt.deadline?.passedAfter(pause) || !this.retryFitsBudget()) return response;
       await response.cancel();
-      await this.wait(Math.max(backoffDelay(n, retry), retryAfter ?? 0), attempt, signal);
+      await this.wait(pause, attempt, signal);
     }
   }
 
@@ -369,15 +348,18 @@ export class Client {
 
   private async wait(ms: number, attempt: Attempt, signal: AbortSignal | undefined): Promise<void> {
     try {
-      await closableSleep(ms, signal, this.closing.signal);
+      await this.waits.sleep(ms, signal);
     } catch (reason) {
       this.abortOr(reason, attempt.method, attempt.url, signal);
     }
   }
 
-  /** Rethrows a wait's rejection: the caller's abort as {@link AbortError}, anything else (close, limits) as is. */
+  /**
+   * Rethrows a wait's rejection: the caller's abort as {@link AbortError} (a deadline as {@link DeadlineError}),
+   * anything else (close, limits) as is.
+   */
   private abortOr(reason: unknown, method: string, url: string, signal: AbortSignal | undefined): never {
-    if (signal?.aborted && reason === signal.reason) throw new AbortError(method, url, { cause: reason });
+    if (signal?.aborted && reason === signal.reason) throw abortErrorFor(method, url, signal);
     throw reason;
   }
 
@@ -412,39 +394,22 @@ export class Client {
     for (let redirects = 0; ; redirects++) {
       const response = await this.sendOnce(attempt, path, timeout, signal, redirects > 0);
       const location = response.headers.get('location');
-      if (!REDIRECTS.has(response.status) || location === null || !SAFE_METHODS.has(attempt.method) || this.options.maxRedirects === 0) {
+      if (!REDIRECT_STATUSES.has(response.status) || location === null || !SAFE_METHODS.has(attempt.method) || this.config.maxRedirects === 0) {
         return response;
       }
       await response.cancel();
-      if (redirects >= this.options.maxRedirects) {
-        throw new RedirectError(`${attempt.method} ${first.url}: more than ${this.options.maxRedirects} redirects`);
+      if (redirects >= this.config.maxRedirects) {
+        throw new RedirectError(first.method, first.url, `more than ${this.config.maxRedirects} redirects`);
       }
-      let next: URL;
-      try {
-        next = new URL(location, attempt.url);
-      } catch (cause) {
-        throw new RedirectError(`${attempt.method} ${first.url}: redirect to an invalid URL`, { cause });
-      }
-      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-        throw new RedirectError(`${attempt.method} ${first.url}: redirect to unsupported scheme ${next.protocol}`);
-      }
-      next.username = '';
-      next.password = '';
-      let headers = attempt.headers;
-      if (next.origin !== attempt.origin) {
-        // Credentials never follow a redirect to another origin.
-        headers = { ...headers };
-        for (const name of this.credentialHeaders) delete headers[name];
-      }
-      attempt = { method: attempt.method, url: next.href, origin: next.origin, headers, body: attempt.body, failFast: attempt.failFast };
-      path = next.pathname + next.search;
+      attempt = nextHop(first, attempt, location, this.credentialHeaders);
+      path = toTarget(attempt.url, undefined).path;
     }
   }
 
   private async sendOnce(
     attempt: Attempt, path: string, timeout: number | false, signal: AbortSignal | undefined, redirected: boolean,
   ): Promise<SluiceResponse> {
-    if (signal?.aborted) throw new AbortError(attempt.method, attempt.url, { cause: signal.reason });
+    if (signal?.aborted) throw abortErrorFor(attempt.method, attempt.url, signal);
     if (this.gated || (this.pauses !== undefined && this.pauses.active)) {
       const admitted = this.admit(attempt, signal);
       if (admitted !== undefined) await admitted;
@@ -456,7 +421,7 @@ export class Client {
       if (timeout !== false && isTransportTimeout(this.transport, error)) {
         return new TimeoutError(attempt.method, attempt.url, timeout, { cause: error });
       }
-      if (signal?.aborted) return new AbortError(attempt.method, attempt.url, { cause: signal.reason });
+      if (signal?.aborted) return abortErrorFor(attempt.method, attempt.url, signal);
       return new NetworkError(attempt.method, attempt.url, { cause: error });
     };
     try {
@@ -480,7 +445,7 @@ export class Client {
         mapError = (error: unknown): unknown => {
           const mapped = classify(error);
           // A reset or stall mid-body is an outage too, even though the headers looked fine.
-          if (!broken && (mapped instanceof NetworkError || mapped instanceof TimeoutError)) {
+          if (!broken && isOutage(mapped)) {
             broken = true;
             breakers.recordLateFailure(attempt.origin);
           }
@@ -501,12 +466,12 @@ export class Client {
       return new SluiceResponse(
         { status: raw.status, headers: new ResponseHeaders(raw.headers, raw.setCookie), method: attempt.method, url: attempt.url, redirected },
         body,
-        this.options.maxResponseBytes,
+        this.config.maxResponseBytes,
         watch,
       );
     } catch (error) {
       const mapped = classify(error);
-      if (ticket !== undefined) this.breakers!.record(ticket, mapped instanceof NetworkError || mapped instanceof TimeoutError ? 'failure' : 'neutral');
+      if (ticket !== undefined) this.breakers!.record(ticket, isOutage(mapped) ? 'failure' : 'neutral');
       throw mapped;
     }
   }
@@ -519,30 +484,6 @@ export class Client {
     this.pauses!.pause(origin, pauseMs);
     this.events.emit('origin.paused', { origin, status, pauseMs, retryAfterMs: ms });
   }
-}
-
-async function toHttpError(response: SluiceResponse): Promise<HttpError> {
-  let excerpt = '';
-  let cause: unknown;
-  if (!response.bodyUsed) {
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of response.body) {
-        excerpt += decoder.decode(chunk, { stream: true });
-        if (excerpt.length >= HttpError.EXCERPT_LIMIT) break;
-      }
-    } catch (error) {
-      cause = error;
-    }
-  }
-  return new HttpError({
-    status: response.status,
-    method: response.method,
-    url: response.url,
-    headers: response.headers.toObject(['set-cookie']),
-    bodyExcerpt: excerpt,
-    cause,
-  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { redactURL } from './redact.js';
+import { describeRequest, redactText, redactURL } from './redact.js';
 
 /**
  * Base class of every error sluice throws. Catch it to handle all sluice failures at once;
@@ -33,13 +33,15 @@ export class ConfigError extends SluiceError {
 
 /**
  * The server answered with an error status (400 and above) after retries were spent. Carries the
- * status, method, a redacted URL, the response headers (without `set-cookie`) and the first bytes of
- * the body; never the request's `Authorization` header, cookies or URL credentials.
+ * status, method, a redacted URL, the response headers (without `set-cookie`) and the body (at most
+ * {@link HttpError.BODY_LIMIT} bytes, redacted: see `redactText`); never the request's `Authorization`
+ * header, cookies or URL credentials.
  *
  * @example
  * ```ts
  * try { await client.get('orders/42') } catch (err) {
  *   if (err instanceof HttpError && err.status === 404) return undefined
+ *   if (err instanceof HttpError) console.error(err.status, err.body ?? err.bodyText)
  *   throw err
  * }
  * ```
@@ -53,30 +55,53 @@ export class HttpError extends SluiceError {
   readonly url: string;
   /** Response headers, lower-case names, `set-cookie` removed. */
   readonly headers: Readonly<Record<string, string>>;
-  /** At most {@link HttpError.EXCERPT_LIMIT} characters of the response body. */
+  /** The response body as text, at most {@link HttpError.BODY_LIMIT} bytes, redacted. */
+  readonly bodyText: string;
+  /** Whether the body was longer than {@link HttpError.BODY_LIMIT} and cut. */
+  readonly bodyTruncated: boolean;
+  /** At most {@link HttpError.EXCERPT_LIMIT} characters of {@link HttpError.bodyText}. */
   readonly bodyExcerpt: string;
 
   /** Longest body excerpt kept on the error. */
   static readonly EXCERPT_LIMIT = 1024;
+  /** Most body bytes kept on the error (64 KiB). */
+  static readonly BODY_LIMIT = 64 * 1024;
 
   constructor(init: {
     status: number;
     method: string;
     url: string;
     headers: Readonly<Record<string, string>>;
+    /** The body read so far (redacted here); `bodyText` is taken as a synonym. */
     bodyExcerpt: string;
+    bodyText?: string;
+    bodyTruncated?: boolean;
     cause?: unknown;
   }) {
     const url = redactURL(init.url);
-    const excerpt = init.bodyExcerpt.length > HttpError.EXCERPT_LIMIT
-      ? init.bodyExcerpt.slice(0, HttpError.EXCERPT_LIMIT) + '…'
-      : init.bodyExcerpt;
-    super(`${init.method} ${url} failed with status ${init.status}`, { cause: init.cause });
+    super(`${describeRequest(init.method, init.url)} failed with status ${init.status}`, { cause: init.cause });
+    const text = redactText(init.bodyText ?? init.bodyExcerpt);
+    const cut = text.length > HttpError.BODY_LIMIT;
     this.status = init.status;
     this.method = init.method;
     this.url = url;
     this.headers = init.headers;
-    this.bodyExcerpt = excerpt;
+    this.bodyText = cut ? text.slice(0, HttpError.BODY_LIMIT) : text;
+    this.bodyTruncated = cut || init.bodyTruncated === true;
+    this.bodyExcerpt = text.length > HttpError.EXCERPT_LIMIT ? text.slice(0, HttpError.EXCERPT_LIMIT) + '…' : text;
+  }
+
+  /**
+   * The body parsed as JSON when it is complete JSON (already redacted), else undefined. Read the
+   * server's own error details from it.
+   */
+  get body(): unknown {
+    if (this.bodyTruncated || !/^\s*[[{"]/.test(this.bodyText)) return undefined;
+    try {
+      return JSON.parse(this.bodyText);
+    } catch {
+      return undefined;
+    }
   }
 }
 
@@ -87,8 +112,8 @@ export class HttpError extends SluiceError {
 export class TimeoutError extends SluiceError {
   /** The timeout that elapsed, in milliseconds. */
   readonly timeout: number;
-  constructor(method: string, url: string, timeout: number, options?: { cause?: unknown }) {
-    super(`${method} ${redactURL(url)} timed out after ${timeout} ms`, options);
+  constructor(method: string, url: string, timeout: number, options?: { cause?: unknown }, detail = `timed out after ${timeout} ms`) {
+    super(`${describeRequest(method, url)} ${detail}`, options);
     this.timeout = timeout;
   }
 }
@@ -99,7 +124,7 @@ export class TimeoutError extends SluiceError {
  */
 export class AbortError extends SluiceError {
   constructor(method: string, url: string, options?: { cause?: unknown }) {
-    super(`${method} ${redactURL(url)} was aborted`, options);
+    super(`${describeRequest(method, url)} was aborted`, options);
   }
 }
 
@@ -112,14 +137,15 @@ export class NetworkError extends SluiceError {
   readonly code: string | undefined;
   constructor(method: string, url: string, options?: { cause?: unknown }) {
     const code = errorCode(options?.cause);
-    super(`${method} ${redactURL(url)} failed: ${code ?? describe(options?.cause)}`, options);
+    super(`${describeRequest(method, url)} failed: ${code ?? describe(options?.cause)}`, options);
     this.code = code;
   }
 }
 
 /**
  * A response body could not be decoded as asked: invalid JSON, an unexpected content type, or a body
- * larger than `maxResponseBytes`. Carries the status and a short excerpt of what arrived.
+ * larger than `maxResponseBytes`. Carries the status and a short excerpt of what arrived; message and
+ * excerpt are redacted (build the message's URL with `describeRequest`).
  */
 export class DecodeError extends SluiceError {
   /** HTTP status of the response whose body failed. */
@@ -127,14 +153,22 @@ export class DecodeError extends SluiceError {
   /** At most 200 characters of the body that failed to decode. */
   readonly bodyExcerpt: string;
   constructor(message: string, status: number, bodyExcerpt = '', options?: { cause?: unknown }) {
-    super(message, options);
+    super(redactText(message), options);
     this.status = status;
-    this.bodyExcerpt = bodyExcerpt.slice(0, 200);
+    // Redact before cutting, so a cut cannot split a name from its value; a large body is only scanned at its start.
+    this.bodyExcerpt = redactText(bodyExcerpt.slice(0, 4096)).slice(0, 200);
   }
 }
 
-/** A redirect chain was longer than `maxRedirects`, or pointed to a scheme other than http(s). */
-export class RedirectError extends SluiceError {}
+/**
+ * A redirect chain was longer than `maxRedirects`, or pointed to a scheme other than http(s). The message
+ * names the request with `describeRequest` (URL redacted).
+ */
+export class RedirectError extends SluiceError {
+  constructor(method: string, url: string, problem: string, options?: { cause?: unknown }) {
+    super(`${describeRequest(method, url)}: ${problem}`, options);
+  }
+}
 
 function errorCode(err: unknown): string | undefined {
   let current: unknown = err;

@@ -6,7 +6,9 @@
  * @packageDocumentation
  */
 export { Client, createClient, type RequestOptions, type ShortcutOptions } from './client.js';
-export type { ClientOptions, ResolvedOptions } from './options.js';
+export type { ClientOptions, ResolvedOptions, HeadersInput } from './options.js';
+export { DeadlineError, abortErrorFor, type DeadlineInit } from './deadline.js';
+export { readErrorBody, type ErrorBody } from './error-body.js';
 export { checkOptionKeys } from './option-keys.js';
 export { EventSink, type SluiceEventMap, type SluiceEvent, type SluiceEventOf, type SluiceEventListener } from './events.js';
 export {
@@ -24,7 +26,10 @@ export {
   type RateLimitOptions, type RateLimiter, type CircuitBreakerOptions, type RetryBudgetOptions, type BulkheadOptions, type PauseOnRetryAfterOptions,
   type ResolvedResilience,
 } from './resilience/index.js';
-export { redactURL, CREDENTIAL_HEADERS } from './redact.js';
+export {
+  redactURL, redactText, redactHeaders, describeRequest, addSensitiveParams, isSensitiveParam, REDACTED,
+  CREDENTIAL_HEADERS, SENSITIVE_PARAM_NAMES, SENSITIVE_PARAM_PARTS,
+} from './redact.js';
 export {
   URLNormalization, isAPIBase, resolveURL, type ResolveOptions, type ResolvedURL, type ResolutionStrategy,
 } from './url/resolve.js';

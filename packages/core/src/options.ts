@@ -1,6 +1,8 @@
+import { checkDeadline } from './deadline.js';
 import { ConfigError } from './errors.js';
 import type { SluiceEventListener } from './events.js';
 import type { Plugin } from './plugin.js';
+import { CREDENTIAL_HEADERS } from './redact.js';
 import {
   resolveResilience, type BulkheadOptions, type CircuitBreakerOptions, type PauseOnRetryAfterOptions, type RateLimiter, type RateLimitOptions,
   type ResolvedResilience, type RetryBudgetOptions,
@@ -32,13 +34,25 @@ export interface ClientOptions {
   urlNormalization?: URLNormalization;
   /**
    * Per-attempt timeout in ms: the longest wait for response headers, and then the longest silence
-   * between two body chunks. `false` disables it. Default 30000.
+   * between two body chunks. `false` disables it. Default 30000. See `deadline` for a total limit.
    */
   timeout?: number | false;
+  /**
+   * Total time in ms for each request: every attempt, retry wait, queue wait, redirect and the body read
+   * together. Past it the request fails with {@link DeadlineError} and no retry starts whose wait would pass
+   * it. A request's own `deadline` wins. Default `false` (none).
+   */
+  deadline?: number | false;
   /** Retry settings merged over {@link DEFAULT_RETRY}; `false` disables retrying. */
   retry?: Partial<RetryOptions> | false;
-  /** Headers sent with every request (a request's own headers win). */
-  headers?: Readonly<Record<string, string>>;
+  /** Headers sent with every request (a request's own headers win): a record, `Headers` or `[name, value]` pairs. */
+  headers?: HeadersInput;
+  /**
+   * Header names (besides {@link CREDENTIAL_HEADERS}) that carry credentials: stripped on every redirect
+   * that leaves the origin, sent from the default `headers` only to the base URL's origin, and shown
+   * redacted in `client.options`.
+   */
+  sensitiveHeaders?: readonly string[];
   /** Plugins, in the order their hooks run. */
   plugins?: readonly Plugin[];
   /** The transport; default a new {@link UndiciTransport} owned by this client (with `proxy` and `tls`). */
@@ -78,8 +92,11 @@ export interface ResolvedOptions {
   baseURL: string | undefined;
   urlNormalization: URLNormalization;
   timeout: number | false;
+  deadline: number | false;
   retry: RetryOptions;
   headers: Record<string, string>;
+  /** Every credential header name, lower-case: {@link CREDENTIAL_HEADERS} plus `sensitiveHeaders`. */
+  sensitiveHeaders: readonly string[];
   plugins: readonly Plugin[];
   maxRedirects: number;
   throwHttpErrors: boolean;
@@ -99,18 +116,38 @@ function isDuration(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
 
-/** Validates and lower-cases a header record; values may not contain CR or LF. */
+/**
+ * Headers as a caller may give them: a `Headers` instance, `[name, value]` pairs (or any iterable of
+ * them, such as a `Map`), or a record whose `undefined` values are skipped.
+ */
+export type HeadersInput = Headers | Iterable<readonly [string, string]> | Readonly<Record<string, string | undefined>>;
+
+/**
+ * Validates headers given in any {@link HeadersInput} shape into one record with lower-case names; values
+ * may not contain CR, LF or NUL. A name given twice in pairs gets its values joined with `, `.
+ */
 export function checkHeaders(option: string, headers: unknown): Record<string, string> {
   if (headers === undefined) return {};
-  if (headers === null || typeof headers !== 'object') throw new ConfigError(option, 'must be an object of header names to strings');
+  if (headers === null || typeof headers !== 'object') throw new ConfigError(option, 'must be a Headers instance, an array of [name, value] pairs or an object of header names to strings');
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    if (!HEADER_NAME.test(name)) throw new ConfigError(`${option}.${name}`, 'is not a valid header name');
+  const add = (name: unknown, value: unknown, pairs: boolean): void => {
+    if (value === undefined && !pairs) return;
+    if (typeof name !== 'string' || !HEADER_NAME.test(name)) throw new ConfigError(`${option}.${String(name)}`, 'is not a valid header name');
     if (typeof value !== 'string') throw new ConfigError(`${option}.${name}`, `must be a string, got ${typeof value}`);
     if (/[\r\n\0]/.test(value)) throw new ConfigError(`${option}.${name}`, 'must not contain CR, LF or NUL');
-    out[name.toLowerCase()] = value;
+    const key = name.toLowerCase();
+    out[key] = pairs && out[key] !== undefined ? `${out[key]}, ${value}` : value;
+  };
+  if (Symbol.iterator in headers) {
+    let i = 0;
+    for (const pair of headers as Iterable<unknown>) {
+      if (!Array.isArray(pair) || pair.length !== 2) throw new ConfigError(`${option}[${i}]`, 'must be a [name, value] pair');
+      add(pair[0], pair[1], true);
+      i++;
+    }
+    return out;
   }
+  for (const [name, value] of Object.entries(headers)) add(name, value, false);
   return out;
 }
 
@@ -139,6 +176,14 @@ export function checkTimeout(option: string, timeout: unknown, fallback: number 
   if (timeout === false) return false;
   if (!isDuration(timeout) || timeout <= 0) throw new ConfigError(option, `must be a number of ms > 0 or false, got ${String(timeout)}`);
   return timeout;
+}
+
+function checkSensitiveHeaders(names: unknown): readonly string[] {
+  if (names === undefined) return CREDENTIAL_HEADERS;
+  if (!Array.isArray(names) || !names.every((n) => typeof n === 'string' && HEADER_NAME.test(n))) {
+    throw new ConfigError('sensitiveHeaders', 'must be an array of header names');
+  }
+  return [...new Set([...CREDENTIAL_HEADERS, ...names.map((n: string) => n.toLowerCase())])];
 }
 
 /** Validates a base URL: absolute http(s), no user-info. */
@@ -182,8 +227,10 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     baseURL: checkBaseURL(options.baseURL),
     urlNormalization,
     timeout: checkTimeout('timeout', options.timeout, 30_000),
+    deadline: (checkDeadline('deadline', options.deadline, false) as number | false | undefined) ?? false,
     retry: checkRetry('retry', options.retry, { ...DEFAULT_RETRY, retryableStatus: [...DEFAULT_RETRY.retryableStatus], methods: [...DEFAULT_RETRY.methods] }),
     headers: checkHeaders('headers', options.headers),
+    sensitiveHeaders: checkSensitiveHeaders(options.sensitiveHeaders),
     plugins,
     maxRedirects,
     throwHttpErrors,

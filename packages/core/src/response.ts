@@ -33,6 +33,8 @@ export class SluiceResponse {
   /** Whether at least one redirect was followed. */
   readonly redirected: boolean;
   private used = false;
+  private ended = false;
+  private afterEnd: (() => void) | undefined;
 
   constructor(
     init: { status: number; headers: ResponseHeaders; method: string; url: string; redirected: boolean },
@@ -72,7 +74,7 @@ export class SluiceResponse {
       throw this.watch.mapError(error);
     } finally {
       if (!finished) await this.source.cancel();
-      this.watch.done();
+      this.end();
     }
   }
 
@@ -107,7 +109,7 @@ export class SluiceResponse {
     } catch (error) {
       throw this.watch.mapError(error);
     } finally {
-      this.watch.done();
+      this.end();
     }
     if (bytes === null) throw this.tooLarge();
     return bytes;
@@ -149,7 +151,23 @@ export class SluiceResponse {
     try {
       await this.source.cancel();
     } finally {
-      this.watch.done();
+      this.end();
     }
+  }
+
+  /**
+   * Runs `fn` once the body has been read to the end, dropped or has failed (at once if it already has).
+   * The client uses it to stop a request's deadline timer; one callback per response.
+   */
+  onBodyEnd(fn: () => void): void {
+    if (this.ended) fn();
+    else this.afterEnd = fn;
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.watch.done();
+    this.afterEnd?.();
   }
 }

@@ -12,7 +12,7 @@ export { Bulkhead } from './bulkhead.js';
 export { OriginPauses } from './origin-pause.js';
 export { WaitQueue } from './wait-queue.js';
 export { SlidingCounter } from './sliding-counter.js';
-export { closableSleep } from './closable-sleep.js';
+export { ClosableWaits } from './abort-listeners.js';
 export {
   RESILIENCE_DEFAULTS, resolveResilience, isRateLimiter,
   type RateLimitOptions, type RateLimiter, type CircuitBreakerOptions, type RetryBudgetOptions, type BulkheadOptions,

@@ -1,0 +1,68 @@
+import { HttpError } from './errors.js';
+import { redactText } from './redact.js';
+import type { SluiceResponse } from './response.js';
+
+/** What {@link readErrorBody} read. */
+export interface ErrorBody {
+  /** The body as text, at most `limit` bytes, redacted. */
+  text: string;
+  /** Whether the body went on past `limit` (the rest was dropped). */
+  truncated: boolean;
+  /** Why reading stopped early (a reset, a timeout), when it did. */
+  cause: unknown;
+}
+
+/**
+ * Reads the body of an error response for {@link HttpError}: at most `limit` bytes (default
+ * {@link HttpError.BODY_LIMIT}, 64 KiB), the rest dropped so the connection is released, decoded as UTF-8
+ * and redacted (`redactText`). A read that fails keeps what arrived and reports the failure as `cause`.
+ * A body already read gives an empty text.
+ *
+ * @example
+ * ```ts
+ * const res = await client.get('orders', { throwHttpErrors: false })
+ * if (res.status >= 400) {
+ *   const { text, truncated } = await readErrorBody(res)
+ *   throw new HttpError({ ...requestOf(res), bodyExcerpt: text, bodyTruncated: truncated })
+ * }
+ * ```
+ */
+export async function readErrorBody(response: SluiceResponse, limit: number = HttpError.BODY_LIMIT): Promise<ErrorBody> {
+  if (response.bodyUsed) return { text: '', truncated: false, cause: undefined };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  let cause: unknown;
+  try {
+    for await (const chunk of response.body) {
+      const room = limit - size;
+      if (chunk.byteLength > room) {
+        chunks.push(chunk.subarray(0, room));
+        size = limit;
+        truncated = true;
+        break;
+      }
+      chunks.push(chunk);
+      size += chunk.byteLength;
+    }
+  } catch (error) {
+    cause = error;
+  }
+  // A cut may split a UTF-8 sequence: the decoder drops the partial character instead of failing.
+  const text = new TextDecoder().decode(Buffer.concat(chunks, size));
+  return { text: redactText(truncated ? text.replace(/\uFFFD$/, '') : text), truncated, cause };
+}
+
+/** The {@link HttpError} for an error response, its body read with {@link readErrorBody}. */
+export async function toHttpError(response: SluiceResponse): Promise<HttpError> {
+  const body = await readErrorBody(response);
+  return new HttpError({
+    status: response.status,
+    method: response.method,
+    url: response.url,
+    headers: response.headers.toObject(['set-cookie']),
+    bodyExcerpt: body.text,
+    bodyTruncated: body.truncated,
+    cause: body.cause,
+  });
+}
