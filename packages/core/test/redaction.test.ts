@@ -111,7 +111,8 @@ describe('HttpError keeps the body', () => {
     const server = track(await startServer((req, res) => {
       if (req.url === '/api/big') {
         res.writeHead(500, { 'content-type': 'text/plain' });
-        return res.end('y'.repeat(200_000));
+        res.end('y'.repeat(200_000));
+        return;
       }
       sendJSON(res, 400, detail);
     }));
