@@ -4,8 +4,9 @@
 import { Agent, request as undiciRequest } from 'undici';
 import {
   Bulkhead, CircuitBreakers, createClient, OriginPauses, RESILIENCE_DEFAULTS, RetryBudget, TokenBucket,
-  type ClientOptions, type Transport, type TransportResponse,
+  type ClientOptions,
 } from '../packages/core/src/index.js';
+import { MemoryTransport } from './memory-transport.js';
 import { drive, median, startChildServer } from './child-server.js';
 
 export const name = 'core-resilience';
@@ -16,23 +17,6 @@ const CONCURRENCY = 16;
 
 const BODY = new TextEncoder().encode('{"id":42,"name":"Ada Lovelace","email":"ada@example.com","active":true,"roles":["admin"]}');
 
-/** A transport that answers at once from memory, so that only the client's own work is timed. */
-class MemoryTransport implements Transport {
-  async send(): Promise<TransportResponse> {
-    let sent = false;
-    return {
-      status: 200,
-      headers: { 'content-type': 'application/json', 'content-length': String(BODY.byteLength) },
-      body: {
-        [Symbol.asyncIterator]: () => ({
-          next: async () => (sent ? { done: true, value: undefined } : ((sent = true), { done: false, value: BODY })),
-        }),
-        cancel: async () => undefined,
-      },
-    };
-  }
-  async close(): Promise<void> {}
-}
 
 const CONFIGS: [string, ClientOptions][] = [
   ['resilience off', { retryBudget: false, pauseOnRetryAfter: false }],
@@ -42,7 +26,7 @@ const CONFIGS: [string, ClientOptions][] = [
 
 /** Microseconds of client work per request (no network), median over interleaved rounds. */
 export async function clientOverhead(): Promise<string[]> {
-  const clients = CONFIGS.map(([label, options]) => [label, createClient({ baseURL: 'http://127.0.0.1:1/api', transport: new MemoryTransport(), ...options })] as const);
+  const clients = CONFIGS.map(([label, options]) => [label, createClient({ baseURL: 'http://127.0.0.1:1/api', transport: new MemoryTransport(BODY), ...options })] as const);
   const n = 20_000;
   for (const [, c] of clients) await drive(n, CONCURRENCY, () => c.getJSON('users/42'));
   const samples = new Map<string, number[]>();

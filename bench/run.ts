@@ -16,6 +16,7 @@ const suites: string[] = [
   './odata-stream.ts',
   './odata-record-size.ts',
   './cli-export.ts',
+  './redis.ts',
 ];
 
 const filter = process.argv[2];
