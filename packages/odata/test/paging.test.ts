@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PagingError, type StreamItem } from '../src/index.js';
+import { ODataFormatError, PageError, PagingError, type StreamItem } from '../src/index.js';
 import { client, collect, ids, json, records, serve } from './helpers.js';
 
 describe('next links', () => {
@@ -93,5 +93,15 @@ describe('next links', () => {
     expect(od.version).toBe('2.0');
     expect(await od.from('P').countOnly()).toBe(2);
     expect(server.requests.every((r) => r.url.endsWith('sap-client=100'))).toBe(true);
+  });
+});
+
+describe('a response that is not a collection', () => {
+  it('is an ODataFormatError at once, not a broken body to resume', async () => {
+    const server = await serve({ '/svc/P': (res) => json(res, { ID: 1 }) });
+    const error = await client(server, { pageRetries: 3 }).from('P').list().catch((e: unknown) => e);
+    expect((error as PageError).cause).toBeInstanceOf(ODataFormatError);
+    expect((error as PageError).willRetry).toBe(false);
+    expect(server.requests).toHaveLength(1);
   });
 });

@@ -1,4 +1,4 @@
-import { RecordDecodeError, ResponseSizeError } from '../errors.js';
+import { ODataFormatError, RecordDecodeError, ResponseSizeError } from '../errors.js';
 import type { PageInfo } from '../protocol/types.js';
 import { expectJson, send, type ReadContext } from './context.js';
 import { ItemScanner, type ScanBatch } from './scanner.js';
@@ -135,7 +135,8 @@ export class PageLoad {
       if (scanner.failure !== undefined) throw scanner.failure;
     }
     const envelope = scanner.end();
-    if (!scanner.foundArray) throw new SyntaxError('The response has no record array (expected a collection)');
+    // A complete document without the array is not a broken body: asking again would get the same.
+    if (!scanner.foundArray) throw new ODataFormatError(`The response has no record array (expected a collection in ${ctx.protocol.recordPaths.map((p) => p.join('.')).join(' or ')})`, response.status);
     return ctx.protocol.pageInfo(envelope);
   }
 
