@@ -4,3 +4,4 @@ export {
 } from './provider.js';
 export { startProtectedAPI, type ProtectedAPI, type APIRequestRecord } from './protected-api.js';
 export { bearerAuthorizer } from './bearer.js';
+export { startMTLSProvider, MTLS_CLIENT, type MTLSProvider } from './mtls-provider.js';

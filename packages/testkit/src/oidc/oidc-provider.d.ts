@@ -28,5 +28,7 @@ declare module 'oidc-provider' {
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
     interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
     on(event: string, listener: (...args: never[]) => void): this;
+    /** Adds a Koa middleware in front of the provider's own. */
+    use(middleware: (ctx: never, next: () => Promise<void>) => Promise<void>): this;
   }
 }
