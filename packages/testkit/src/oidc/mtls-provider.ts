@@ -48,6 +48,7 @@ export async function startMTLSProvider(pki: TestPKI): Promise<MTLSProvider> {
   const tokenRequests: MTLSProvider['tokenRequests'] = [];
   const grants: string[] = [];
   const sockets = new Set<Socket>();
+  // eslint-disable-next-line prefer-const -- assigned once the provider exists; the server is created first.
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const server: Server = createServer(
     { cert: pki.server.cert, key: pki.server.key, ca: pki.ca, requestCert: true, rejectUnauthorized: false },
