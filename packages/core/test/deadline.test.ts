@@ -16,8 +16,8 @@ describe.each(transports)('deadline: total time of a request (%s transport)', (_
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as DeadlineError).deadline).toBe(200);
     expect((error as Error).message).toContain('passed its deadline of 200 ms');
-    // The deadline is never retried.
-    expect(server.requests.length).toBe(1);
+    // The deadline is never retried (under load the one attempt may not have reached the server yet).
+    expect(server.requests.length).toBeLessThanOrEqual(1);
   });
 
   it('a retry whose wait would pass the deadline is not started: the last answer is returned', async () => {
