@@ -88,7 +88,7 @@ export interface OAuth2Config {
   /** Client identifier issued by the authorization server. */
   clientId: string;
   /** Secret of a confidential client; leave out for a public client (which then needs PKCE). */
-  clientSecret?: string;
+  clientSecret?: string | undefined;
   /** Full URL of the token endpoint. Required unless `issuer` is given. https, or http on a loopback host. */
   tokenURL?: string;
   /**
@@ -146,7 +146,7 @@ export interface OAuth2Options {
   /** The authorization code from the callback; exchanged once, then forgotten. */
   authorizationCode?: string;
   /** The PKCE verifier returned by `buildAuthorizationURL` for this code. */
-  codeVerifier?: string;
+  codeVerifier?: string | undefined;
   /** A refresh token obtained earlier (required for grantType `refresh_token`). */
   refreshToken?: string;
   /** Receives the lifecycle events of SPEC 6. Exceptions it throws are ignored. */

@@ -21,7 +21,7 @@ export interface RedisTokenCacheOptions {
   /** Prefix of every key and channel. Default `sluice`. */
   namespace?: string;
   /** AES-256-GCM key (32 bytes, or their base64): tokens are stored sealed with it. Default: stored as JSON. */
-  encryptionKey?: Uint8Array | string;
+  encryptionKey?: Uint8Array | string | undefined;
   /** How long the instance acquiring a token holds the lock, in ms. Default 10000. */
   lockTtl?: number;
   /** Longest wait for another instance's token before acquiring directly, in ms. Default 5000. */

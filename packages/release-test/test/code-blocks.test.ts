@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkBlocks, documentedFiles, extractBlocks, type CodeBlock } from './code-blocks.js';
+import { ROOT } from './repo.js';
+
+describe('documentation examples compile with strict, exactOptionalPropertyTypes and noUncheckedIndexedAccess', () => {
+  it('reads the markers: continued joins a block to the one before, ignore needs a reason, others are refused', () => {
+    const md = ['```ts', 'const a = 1', '```', 'text', '```ts continued', 'a satisfies number', '```', '```ts ignore shows a type error', 'x', '```', '```ts ignore', '```', '```ts contnued', '```'].join('\n');
+    const { blocks, problems } = extractBlocks('x.md', md);
+    expect(blocks).toEqual([{ file: 'x.md', line: 2, code: 'const a = 1\na satisfies number', parts: [{ at: 0, line: 2 }, { at: 1, line: 6 }] }]);
+    expect(problems.map((p) => p.line)).toEqual([12, 14]);
+  });
+
+  it('reports a type error at its Markdown line', () => {
+    const { blocks } = extractBlocks('x.md', ['# t', '```ts', "import { createClient } from '@sluice/core'", 'const c = createClient({})', '```', '```ts continued', 'const n: number = c', '```'].join('\n'));
+    const problems = checkBlocks(blocks);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ file: 'x.md', line: 7 });
+  });
+
+  it('every ts block of the READMEs and docs type-checks', () => {
+    const files = documentedFiles();
+    expect(files).toContain('README.md');
+    const blocks: CodeBlock[] = [];
+    const problems = [];
+    for (const file of files) {
+      const found = extractBlocks(file, readFileSync(join(ROOT, file), 'utf8'));
+      blocks.push(...found.blocks);
+      problems.push(...found.problems);
+    }
+    expect(blocks.length).toBeGreaterThan(5);
+    problems.push(...checkBlocks(blocks));
+    expect(problems.map((p) => `${p.file}:${p.line}: ${p.message}`)).toEqual([]);
+  }, 120_000);
+});
