@@ -1,7 +1,7 @@
 import { PageError, type ODataClient, type Query } from '@sluice/odata';
 import { formatCount, formatSeconds, createProgress, recordsText, type Progress, type ProgressMode } from './progress.js';
 import { columnsOf, csv, jsonArray, ndjson, type FormatName, type RecordFormat } from './formats.js';
-import { FileSink, StreamSink, type Sink } from './output.js';
+import { FileSink, OutputClosed, StreamSink, type Sink } from './output.js';
 import { buildQuery, list, type QueryFlags } from './query-flags.js';
 import { openService, type ConnectionFlags } from './session.js';
 import type { Terminal } from './terminal.js';
@@ -91,6 +91,7 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
       // Only whole records are in `text`: stdout keeps them, a file is removed unfinished.
       if (sink instanceof StreamSink && text) await sink.write(text).catch(() => undefined);
       await sink.discard();
+      if (error instanceof OutputClosed) return;
       if (signal.aborted && !flags.quiet) {
         terminal.note(`sluice: stopped after ${recordsText(records)}; ${sink instanceof FileSink ? `${sink.name} was not written` : 'stdout holds whole records only'}`);
       }

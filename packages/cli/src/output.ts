@@ -67,13 +67,33 @@ export class FileSink implements Sink {
   }
 }
 
+/** The reader of stdout went away (`sluice export ... | head`): the export stops quietly. */
+export class OutputClosed extends Error {
+  constructor() {
+    super('the reader of stdout closed it');
+    this.name = 'OutputClosed';
+  }
+}
+
+const closedOr = (error: unknown): unknown => ((error as { code?: string }).code === 'EPIPE' ? new OutputClosed() : error);
+
 /** Standard output: records are written whole, so an interrupted export holds only whole records. */
 export class StreamSink implements Sink {
   readonly name = 'stdout';
-  constructor(private readonly stream: NodeJS.WritableStream) {}
+  private failure: unknown;
 
-  write(text: string): Promise<void> {
-    return writeTo(this.stream, text);
+  constructor(private readonly stream: NodeJS.WritableStream) {
+    // A write error also arrives as an event: keep it for the next write instead of crashing.
+    stream.on('error', (error) => { this.failure ??= error; });
+  }
+
+  async write(text: string): Promise<void> {
+    if (this.failure !== undefined) throw closedOr(this.failure);
+    try {
+      await writeTo(this.stream, text);
+    } catch (error) {
+      throw closedOr(error);
+    }
   }
 
   async commit(): Promise<void> {}

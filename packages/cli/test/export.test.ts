@@ -119,4 +119,14 @@ describe('sluice export', () => {
     expect(await readdir(dir)).toEqual(['keep.ndjson']);
     await rm(out);
   });
+
+  it('sends --header on every request and --out - writes to stdout', async () => {
+    const before = srv.requests.length;
+    const r = await cli.run(['export', srv.v4, 'Products', '--top', '2', '-H', 'sap-language: EN', '--header', 'x-trace: cli-test', '--out', '-', '-q']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(2);
+    const sent = srv.requests.slice(before);
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.every((q) => q.headers['sap-language'] === 'EN' && q.headers['x-trace'] === 'cli-test')).toBe(true);
+  });
 });

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sluiceCLI, startServer, type SluiceCLI, type TestServer } from '@sluice/testkit';
+import { sluiceCLI, startODataServer, startServer, type SluiceCLI, type TestServer } from '@sluice/testkit';
 
 let cli: SluiceCLI;
 let login: TestServer;
@@ -47,5 +47,16 @@ describe('sluice failures', () => {
     expect(html.code).toBe(1);
     expect(html.stdout).toBe('');
     expect(html.stderr).toMatch(/content-type text\/html.*a login page\?/);
+  });
+
+  it('--timeout bounds each request: a service slower than it exits 1 with a hint', async () => {
+    const slow = await startODataServer({ products: 10, faults: { slowFirstByteMs: 5000 } });
+    try {
+      const r = await cli.run(['export', slow.v4, 'Products', '--version', '4', '--timeout', '200ms', '--retries', '0']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/timed out after 200 ms.*\(raise --timeout/);
+    } finally {
+      await slow.close();
+    }
   });
 });

@@ -52,4 +52,22 @@ describe('sluice export under signals', () => {
       await srv.close();
     }
   });
+
+  it('a reader that closes stdout early (sluice export | head) ends the export quietly with exit 0', async () => {
+    const { srv, midway } = await slowService();
+    try {
+      const child = cli.spawn(['export', srv.v4, 'Products', '-q']);
+      const done = new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        let stderr = '';
+        child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
+        child.once('close', (code) => resolve({ code, stderr }));
+      });
+      await midway;
+      child.stdout!.destroy();
+      const r = await done;
+      expect(r).toEqual({ code: 0, stderr: '' });
+    } finally {
+      await srv.close();
+    }
+  });
 });
