@@ -17,9 +17,9 @@ export class MemoryTokenCache implements TokenCache {
   /** @param fallbackLifetime ms to keep a token whose expiry is already past. Default 1000. */
   constructor(private readonly fallbackLifetime = 1000) {}
 
-  async get(key: string): Promise<Token | undefined> {
+  async get(key: string, stale?: string): Promise<Token | undefined> {
     const entry = this.entries.get(key);
-    if (entry === undefined) return undefined;
+    if (entry === undefined || entry.token.accessToken === stale) return undefined;
     if (Date.now() >= entry.expiresAt) {
       this.entries.delete(key);
       return undefined;

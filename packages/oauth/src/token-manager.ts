@@ -94,12 +94,15 @@ export class TokenManager {
     return this.pending;
   }
 
-  /** After a 401 answered to `accessToken`: forget it here and in the cache (only if still current). */
+  /**
+   * After a 401 answered to `accessToken` (only if still current): forget it. The shared copy is not
+   * deleted, since another instance may have replaced it already; the next acquisition asks the cache
+   * for a token other than this one (SPEC 2.2 `get` with `stale`).
+   */
   async invalidate(accessToken: string): Promise<void> {
     if (this.current?.accessToken !== accessToken) return;
     this.rejected = accessToken;
     this.drop();
-    await this.deleteCache();
   }
 
   /**
@@ -143,7 +146,7 @@ export class TokenManager {
 
   /** none/expired -> valid: the cache first, then the token endpoint (SPEC 3.1 first request). */
   private async acquire(): Promise<Token> {
-    const cached = await this.readCache();
+    const cached = await this.readCache(this.rejected);
     if (cached !== undefined) {
       if (this.usable(cached)) {
         this.adopt(cached);
@@ -190,9 +193,12 @@ export class TokenManager {
     }
   }
 
-  /** A token in the shared cache that is newer than the held one, made current; undefined if none. */
+  /**
+   * A token in the shared cache that is newer than the held one, made current; undefined if none. The
+   * held token is passed as stale, so a shared cache can let one instance replace it while others wait.
+   */
   private async adoptNewer(): Promise<Token | undefined> {
-    const cached = await this.readCache();
+    const cached = await this.readCache(this.current?.accessToken);
     if (cached === undefined || !this.usable(cached) || cached.expiresAt <= (this.current?.expiresAt ?? 0)) return undefined;
     this.adopt(cached);
     this.emit('TokenRefreshed', { expiresIn: cached.expiresIn });
@@ -319,9 +325,9 @@ export class TokenManager {
     });
   }
 
-  private async readCache(): Promise<Token | undefined> {
+  private async readCache(stale: string | undefined): Promise<Token | undefined> {
     try {
-      return await this.init.cache.get(this.init.cacheKey);
+      return await this.init.cache.get(this.init.cacheKey, stale);
     } catch {
       // A cache outage costs a token request, not the API request.
       return undefined;

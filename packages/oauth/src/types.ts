@@ -45,10 +45,15 @@ export interface Token {
  * ```
  */
 export interface TokenCache {
-  get(key: string): Promise<Token | undefined>;
+  /**
+   * The stored token, or `undefined`. `stale`, when given, is an access token the caller knows is no
+   * good any more (the API refused it, or it is due for refresh): the cache should not return it. A
+   * shared cache may use such a miss to let one instance acquire the replacement while others wait.
+   */
+  get(key: string, stale?: string): Promise<Token | undefined>;
   /** Stores `token` until `expiresAt` (epoch ms). */
   set(key: string, token: Token, expiresAt: number): Promise<void>;
-  /** Removes the token; called on forced refresh and after a 401. */
+  /** Removes the token; called on forced refresh (SPEC 2.2). */
   delete(key: string): Promise<void>;
 }
 

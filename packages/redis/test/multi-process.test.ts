@@ -30,6 +30,28 @@ describe('4 Node processes sharing one token through Redis', () => {
     const seen = new Set(replies.flatMap((r) => r.bodies.map((b) => (JSON.parse(b) as { token: string }).token)));
     expect(seen.size).toBe(1);
   });
+
+  it('a forced refresh in one process is taken up by the others with one more token request in total', async () => {
+    instances = startInstances(4);
+    const namespace = fx.namespace();
+    await Promise.all(instances.map((i) => i.send({ cmd: 'token-setup', redisURL: fx.server.url, namespace, tokenURL: tokens.tokenURL, apiURL: tokens.apiURL })));
+    const before = tokens.tokenRequests();
+    await Promise.all(instances.map((i) => i.send({ cmd: 'get', count: 10, concurrency: 10, path: 'first' })));
+    expect(tokens.tokenRequests()).toBe(before + 1);
+    const [forcing, ...others] = instances;
+    await forcing!.send({ cmd: 'force' });
+    expect(tokens.tokenRequests()).toBe(before + 2);
+    // The API now refuses the old token: each other process gets a 401, drops it, and finds the new one in Redis.
+    tokens.onlyNewest = true;
+    try {
+      const replies = await Promise.all(others.map((i) => i.send({ cmd: 'get', count: 20, concurrency: 20, path: 'after' })));
+      expect(replies.flatMap((r) => r.errors)).toEqual([]);
+      expect(new Set(replies.flatMap((r) => r.bodies.map((b) => (JSON.parse(b) as { token: string }).token)))).toEqual(new Set([`token-${before + 2}`]));
+      expect(tokens.tokenRequests()).toBe(before + 2);
+    } finally {
+      tokens.onlyNewest = false;
+    }
+  });
 });
 
 describe('4 Node processes sharing one rate budget through Redis', () => {

@@ -103,6 +103,38 @@ describe('RedisTokenCache shared by several instances', () => {
   });
 });
 
+describe('RedisTokenCache and background refresh', () => {
+  it('3 busy instances refresh a short-lived token with one token request between them', async () => {
+    const ns = fx.namespace();
+    tokens.expiresIn = 3;
+    try {
+      const refreshed = new Set<number>();
+      const clients = [0, 1, 2].map((n) => {
+        const cache = fx.track(new RedisTokenCache({ redis: fx.connect(), namespace: ns }));
+        return fx.track(createClient({
+          baseURL: tokens.apiURL,
+          plugins: [oauth2(
+            { clientId: 'svc', clientSecret: 'svc-secret', tokenURL: tokens.tokenURL, grantType: 'client_credentials', tokenCache: cache, refreshBuffer: 2000 },
+            { onTokenEvent: (e) => { if (e.type === 'TokenRefreshed') refreshed.add(n); } },
+          )],
+        }));
+      });
+      await Promise.all(clients.map((c) => c.get('first')));
+      const before = tokens.tokenRequests();
+      // The refresh is started by requests once the token is due: keep every instance busy until each has one.
+      await Promise.all(clients.map(async (client, n) => {
+        while (!refreshed.has(n)) {
+          await client.get('busy');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }));
+      expect(tokens.tokenRequests()).toBe(before + 1);
+    } finally {
+      tokens.expiresIn = 300;
+    }
+  });
+});
+
 describe('RedisTokenCache encryption', () => {
   const key = Buffer.alloc(32, 7);
 
