@@ -100,4 +100,25 @@ describe('sluice auth', () => {
     expect(op.grants.at(-1)).toEqual({ grantType: 'authorization_code', clientId: publicId });
     expect(r.stderr).not.toContain(new URL(callback).searchParams.get('code')!);
   });
+
+  it('a refused sign-in (error on the callback) exits 1 with the server error', async () => {
+    const child = cli.spawn(['count', guarded.v4, 'Products', '--client-id', OIDC_CLIENTS.publicApp.clientId, '--token-url', op.tokenURL, '--auth-url', op.authorizationURL, '--no-browser']);
+    const done = collectCLI(child);
+    let seen = '';
+    const [redirect, state] = await new Promise<[string, string]>((resolve) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        const m = /^\s+(http:\/\/\S+\/auth\?\S+)$/m.exec(seen);
+        if (m) {
+          const url = new URL(m[1]!);
+          resolve([url.searchParams.get('redirect_uri')!, url.searchParams.get('state')!]);
+        }
+      });
+    });
+    const page = await fetch(`${redirect}?error=access_denied&error_description=user+said+no&state=${state}`);
+    expect(page.status).toBe(400);
+    const r = await done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('sluice: Authorization failed: access_denied (user said no)');
+  });
 });
