@@ -94,6 +94,17 @@ describe('deadline option', () => {
     expect(await c.getJSON('slow', { deadline: false })).toEqual({ slow: true });
   });
 
+  it('a Retry-After pause of the origin is bounded by the deadline too', async () => {
+    const server = track(await startServer((req, res) => {
+      if (req.url === '/api/throttle') return sendJSON(res, 429, {}, { 'retry-after': '30' });
+      sendJSON(res, 200, {});
+    }));
+    const c = track(createClient({ baseURL: `${server.origin}/api` }));
+    await c.get('throttle', { retry: false, throwHttpErrors: false });
+    await expect(c.get('next', { deadline: 200 })).rejects.toBeInstanceOf(DeadlineError);
+    expect(server.requests.length).toBe(1);
+  });
+
   it('validates the option', async () => {
     expect(() => createClient({ deadline: 0 })).toThrow(ConfigError);
     expect(() => createClient({ deadline: new Date() as unknown as number })).toThrow(ConfigError);

@@ -14,8 +14,19 @@ describe('PathBuilder', () => {
     expect(new PathBuilder('files').add('a/b?c#d%e').toString()).toBe('files/a%2Fb%3Fc%23d%25e');
   });
 
-  it('encodes dot segments so a value cannot climb the path', () => {
-    expect(new PathBuilder('files').add('..').add('.').toString()).toBe('files/%2E%2E/%2E');
+  it('refuses . and .. as values: no URL carries them as a plain segment', () => {
+    expect(() => new PathBuilder('files').add('..')).toThrow(ConfigError);
+    expect(() => new PathBuilder('files').add('.')).toThrow(ConfigError);
+    expect(new PathBuilder('files').add('...').add('.x').add('%2e%2e').toString()).toBe('files/.../.x/%252e%252e');
+  });
+
+  it('keeps one leading slash of the first segment, never two (no network-path reference)', () => {
+    expect(new PathBuilder('//evil.example/x').add('y').toString()).toBe('/evil.example/x/y');
+    expect(new PathBuilder('users').toString()).toBe('users');
+  });
+
+  it('encodes a backslash inside a value', () => {
+    expect(new PathBuilder('files').add('..\\admin').toString()).toBe('files/..%5Cadmin');
   });
 
   it('encodes spaces and non-ASCII', () => {

@@ -1,3 +1,4 @@
+import { removeDotSegmentsBelowBase } from './dot-segments.js';
 import { resolveReference } from './rfc3986.js';
 
 /**
@@ -125,7 +126,8 @@ export function splitBase(baseURL: string): { head: string; query: string; fragm
 /**
  * API-mode join (SPEC 4.3 rules 5 and 6): the base's host-and-path gets one trailing slash, the path's
  * leading slashes go, the base's query comes first and the path's query after it, and a fragment in the
- * path wins over the base's.
+ * path wins over the base's. Dot segments of the path are removed (RFC 3986 section 5.2.4); one that
+ * would climb above the base path throws `ConfigError`.
  */
 export function joinAPI(baseURL: string | ReturnType<typeof splitBase>, path: string): string {
   const base = typeof baseURL === 'string' ? splitBase(baseURL) : baseURL;
@@ -136,7 +138,8 @@ export function joinAPI(baseURL: string | ReturnType<typeof splitBase>, path: st
   const pathNoFragment = pathHash < 0 ? path.slice(start) : path.slice(start, pathHash);
   const fragment = pathHash < 0 ? base.fragment : path.slice(pathHash);
   const q = pathNoFragment.indexOf('?');
-  const relPath = q < 0 ? pathNoFragment : pathNoFragment.slice(0, q);
+  // Dot segments go after joining, and never above the base path (a user value cannot reach another API).
+  const relPath = removeDotSegmentsBelowBase(q < 0 ? pathNoFragment : pathNoFragment.slice(0, q));
   const relQuery = q < 0 ? '' : pathNoFragment.slice(q + 1);
   const query = base.query && relQuery ? `${base.query}&${relQuery}` : base.query || relQuery;
   return head + relPath + (query ? '?' + query : '') + fragment;
