@@ -157,6 +157,8 @@ export function resolveConfig(config: OAuth2Config, options: OAuth2Options = {})
   if (config.tokenURL === undefined && config.issuer === undefined) throw new ConfigError('tokenURL', 'is required (or give issuer to discover it)');
   const tokenURL = config.tokenURL === undefined ? undefined : checkServerURL('tokenURL', config.tokenURL, allowInsecureHTTP);
   const issuer = config.issuer === undefined ? undefined : checkServerURL('issuer', config.issuer, allowInsecureHTTP);
+  // RFC 8414 2: the issuer identifier has no query or fragment component.
+  if (issuer !== undefined && new URL(issuer).search !== '') throw new ConfigError('issuer', 'must not contain a query');
   if (!GRANTS.includes(config.grantType)) throw new ConfigError('grantType', `must be one of ${GRANTS.join(', ')}, got ${String(config.grantType)}`);
   const authMethod = config.tokenEndpointAuthMethod ?? (clientSecret === undefined ? (config.privateKey === undefined ? 'none' : 'private_key_jwt') : 'client_secret_basic');
   if (!AUTH_METHODS.includes(authMethod)) throw new ConfigError('tokenEndpointAuthMethod', `must be one of ${AUTH_METHODS.join(', ')}, got ${String(authMethod)}`);

@@ -61,23 +61,24 @@ function discover(config: ResolvedConfig, http: AuthServerHTTP, signal: AbortSig
 }
 
 async function fetchMetadata(issuer: string, allowInsecureHTTP: boolean, http: AuthServerHTTP, signal: AbortSignal | undefined): Promise<ServerMetadata> {
-  let last: DiscoveryError | undefined;
+  // A transient failure (no answer, 5xx) wins over a 404 of the other URL, so the caller may retry.
+  let transient: DiscoveryError | undefined;
+  let missing: DiscoveryError | undefined;
   for (const url of wellKnownURLs(issuer)) {
     let response;
     try {
       response = await http.send({ method: 'GET', url, headers: { accept: 'application/json' }, signal });
     } catch (cause) {
-      last = new DiscoveryError(issuer, 'the metadata document could not be fetched', { cause });
-      if (signal?.aborted) throw last;
+      transient ??= new DiscoveryError(issuer, 'the metadata document could not be fetched', { cause });
+      if (signal?.aborted) throw transient;
       continue;
     }
-    if (response.status !== 200) {
-      last = new DiscoveryError(issuer, `no metadata document (status ${response.status} from both well-known URLs)`, { status: response.status });
-      continue;
-    }
-    return parseMetadata(issuer, allowInsecureHTTP, response.text);
+    if (response.status === 200) return parseMetadata(issuer, allowInsecureHTTP, response.text);
+    const error = new DiscoveryError(issuer, `no metadata document at the well-known URLs (last status ${response.status})`, { status: response.status });
+    if (response.status >= 500) transient ??= error;
+    else missing = error;
   }
-  throw last!;
+  throw transient ?? missing!;
 }
 
 function parseMetadata(issuer: string, allowInsecureHTTP: boolean, text: string): ServerMetadata {

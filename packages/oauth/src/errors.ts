@@ -98,14 +98,14 @@ export class AuthorizationError extends SluiceError {
  * ```
  */
 export class DiscoveryError extends SluiceError {
-  /** The configured issuer (redacted). */
+  /** The configured issuer (it has no query or fragment, RFC 8414 2). */
   readonly issuer: string;
   /** HTTP status of the last metadata response; undefined when none arrived. */
   readonly status: number | undefined;
 
   constructor(issuer: string, problem: string, init: { status?: number | undefined; cause?: unknown } = {}) {
-    super(`Discovery of ${redactURL(issuer)} failed: ${problem}`, { cause: init.cause });
-    this.issuer = redactURL(issuer);
+    super(`Discovery of ${issuer} failed: ${problem}`, { cause: init.cause });
+    this.issuer = issuer;
     this.status = init.status;
   }
 }

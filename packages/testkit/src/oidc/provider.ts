@@ -40,6 +40,11 @@ export interface GrantRecord {
 export interface OIDCProviderOptions {
   /** Access token lifetime in seconds (changeable later through `settings`). Default 300. */
   accessTokenTTL?: number;
+  /**
+   * More clients to register, as oidc-provider client metadata (for example a `private_key_jwt` client
+   * with its public `jwks`), next to those of {@link OIDC_CLIENTS}.
+   */
+  clients?: readonly Record<string, unknown>[];
 }
 
 /** A running oidc-provider on 127.0.0.1 with the clients of {@link OIDC_CLIENTS}. */
@@ -148,6 +153,7 @@ export async function startOIDCProvider(options: OIDCProviderOptions = {}): Prom
         application_type: 'native', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
         redirect_uris: [OIDC_REDIRECT_URI], token_endpoint_auth_method: 'none',
       },
+      ...(options.clients ?? []),
     ],
     findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
     features: {
