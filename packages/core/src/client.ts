@@ -1,6 +1,6 @@
 import { abortErrorFor, checkDeadline, DeadlineError, startDeadline, type RequestDeadline } from './deadline.js';
 import { toHttpError } from './error-body.js';
-import { ConfigError, DecodeError, NetworkError, RedirectError, SluiceError, TimeoutError } from './errors.js';
+import { AbortError, ConfigError, DecodeError, NetworkError, RedirectError, SluiceError, TimeoutError } from './errors.js';
 import { EventSink } from './events.js';
 import { ResponseHeaders } from './headers.js';
 import { checkHeaders, checkRetry, checkTimeout, resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
@@ -218,6 +218,13 @@ export class Client {
         if (throwHttpErrors && response.status >= 400) throw await toHttpError(response);
         return response;
       }
+    } catch (error) {
+      // A plugin that reports a deadline's (or AbortSignal.timeout's) abort as a plain AbortError: name it for what it is.
+      if (error instanceof AbortError && signal?.aborted) {
+        const typed = abortErrorFor(method, url, signal);
+        if (typed instanceof DeadlineError) throw typed;
+      }
+      throw error;
     } finally {
       bulkhead?.release();
     }

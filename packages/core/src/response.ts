@@ -1,5 +1,6 @@
 import { DecodeError } from './errors.js';
 import { ResponseHeaders } from './headers.js';
+import { describeRequest } from './redact.js';
 import type { TransportBody } from './transport/types.js';
 
 /** Hooks the client attaches to a body: called once when it ends or is dropped, and to type its errors. */
@@ -116,7 +117,7 @@ export class SluiceResponse {
   }
 
   private tooLarge(): DecodeError {
-    return new DecodeError(`${this.method} response body exceeds maxResponseBytes (${this.maxBytes} bytes)`, this.status);
+    return new DecodeError(`${describeRequest(this.method, this.url)}: response body exceeds maxResponseBytes (${this.maxBytes} bytes)`, this.status);
   }
 
   /** The whole body decoded as UTF-8. */
@@ -136,7 +137,7 @@ export class SluiceResponse {
       return JSON.parse(text) as T;
     } catch (cause) {
       throw new DecodeError(
-        `${this.method} response is not valid JSON: ${(cause as Error).message}`,
+        `${describeRequest(this.method, this.url)}: response is not valid JSON: ${(cause as Error).message}`,
         this.status,
         text,
         { cause },

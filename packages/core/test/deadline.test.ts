@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startServer, sendJSON } from '@sluice/testkit';
-import { AbortError, ConfigError, createClient, DeadlineError, HttpError, TimeoutError } from '@sluice/core';
+import { AbortError, ConfigError, createClient, DeadlineError, HttpError, TimeoutError, type Plugin } from '@sluice/core';
 import { closeAfterEach } from './close-after-each.js';
 import { transports } from './transports.js';
 
@@ -103,6 +103,24 @@ describe('deadline option', () => {
     await c.get('throttle', { retry: false, throwHttpErrors: false });
     await expect(c.get('next', { deadline: 200 })).rejects.toBeInstanceOf(DeadlineError);
     expect(server.requests.length).toBe(1);
+  });
+
+  it('a plugin that reports the deadline as an AbortError gives a DeadlineError', async () => {
+    const server = track(await startServer((_req, res) => sendJSON(res, 200, {})));
+    const waitsForever: Plugin = {
+      name: 'waits-for-a-token',
+      onRequest: (req) => new Promise<void>((_resolve, reject) => {
+        req.signal!.addEventListener('abort', () => reject(new AbortError(req.method, req.url, { cause: req.signal!.reason })), { once: true });
+      }),
+    };
+    const c = track(createClient({ baseURL: `${server.origin}/api`, plugins: [waitsForever] }));
+    await expect(c.get('x', { deadline: 150 })).rejects.toBeInstanceOf(DeadlineError);
+    const controller = new AbortController();
+    const pending = c.get('x', { signal: controller.signal, deadline: 60_000 });
+    controller.abort();
+    const error = await pending.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AbortError);
+    expect(error).not.toBeInstanceOf(DeadlineError);
   });
 
   it('validates the option', async () => {

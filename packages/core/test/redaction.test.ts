@@ -60,6 +60,23 @@ describe('every error that shows a URL shows it redacted', () => {
     expect((error as Error).message).toContain('password=[REDACTED]');
   });
 
+  it('DecodeError for invalid JSON and for a body over maxResponseBytes names the request, redacted', async () => {
+    const server = track(await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('password=hunter2 is not json');
+    }));
+    const c = track(createClient({ baseURL: `${server.origin}/api` }));
+    const invalid = await c.getJSON(`page${SECRET_QUERY}`).catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(DecodeError);
+    expect((invalid as Error).message).toContain(`GET ${server.origin}/api/page?password=[REDACTED]`);
+    expectClean((invalid as Error).message);
+    expectClean((invalid as DecodeError).bodyExcerpt);
+    const small = track(createClient({ baseURL: `${server.origin}/api`, maxResponseBytes: 4 }));
+    const tooLarge = await small.getJSON(`page${SECRET_QUERY}`).catch((e: unknown) => e);
+    expect((tooLarge as Error).message).toContain('password=[REDACTED]');
+    expectClean((tooLarge as Error).message);
+  });
+
   it('ConfigError for a relative path without baseURL', async () => {
     const c = createClient();
     const error = await c.get(`users${SECRET_QUERY}`).catch((e: unknown) => e);
