@@ -1,3 +1,4 @@
+import { ConfigError, type Transport } from '@sluice/core';
 import { randomUUID, type KeyObject } from 'node:crypto';
 import type { ResolvedConfig } from './config.js';
 import type { Secrets } from './scrub.js';
@@ -52,6 +53,11 @@ export async function authenticateClient(
       // RFC 6749 3.2.1: a public client identifies itself with client_id.
       form.set('client_id', clientId);
       return;
+    case 'tls_client_auth':
+    case 'self_signed_tls_client_auth':
+      // RFC 8705 2: client_id in the body; the certificate the transport presents is the credential.
+      form.set('client_id', clientId);
+      return;
   }
 }
 
@@ -77,4 +83,18 @@ async function signAssertion(config: ResolvedConfig, tokenURL: string): Promise<
     .setIssuedAt()
     .setExpirationTime(`${ASSERTION_LIFETIME_S}s`)
     .sign(key);
+}
+
+/**
+ * RFC 8705 2: `tls_client_auth` and `self_signed_tls_client_auth` authenticate with the TLS client
+ * certificate, so the token transport must present one. A transport that says it has none is a
+ * ConfigError now rather than an `invalid_client` at the first token request.
+ */
+export function checkCertificateAuth(authMethod: ResolvedConfig['authMethod'], transport: Transport | undefined): void {
+  if (authMethod !== 'tls_client_auth' && authMethod !== 'self_signed_tls_client_auth') return;
+  if (transport?.clientCertificate !== false) return;
+  throw new ConfigError(
+    'tokenEndpointAuthMethod',
+    `${authMethod} needs a TLS client certificate: set tls.cert + tls.key (or tls.pfx) on the client, or give the oauth2 plugin a tokenTransport with one`,
+  );
 }

@@ -5,6 +5,7 @@ import type { ClientAuthMethod, GrantType, OAuth2Config, OAuth2Options } from '.
 const GRANTS: readonly GrantType[] = ['client_credentials', 'authorization_code', 'refresh_token'];
 const AUTH_METHODS: readonly ClientAuthMethod[] = [
   'client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none',
+  'tls_client_auth', 'self_signed_tls_client_auth',
 ];
 /** Methods that need the client secret. */
 const SECRET_METHODS: readonly ClientAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt'];
@@ -22,7 +23,7 @@ const CONFIG_HINTS: Readonly<Record<string, string>> = {
 };
 const OPTION_KEYS: readonly (keyof OAuth2Options)[] = [
   'authorizationCode', 'codeVerifier', 'refreshToken', 'onTokenEvent', 'cacheKey', 'refreshRetry', 'timeout',
-  'tokenRetry', 'defaultExpiresIn', 'minTokenInterval',
+  'tokenRetry', 'defaultExpiresIn', 'minTokenInterval', 'tokenTransport',
 ];
 /** Form parameters the plugin sets itself; `extraParams` may not override them. */
 const RESERVED_PARAMS = new Set([

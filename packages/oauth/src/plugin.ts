@@ -1,6 +1,7 @@
 import { AbortError, checkOptionKeys, ConfigError, type Client, type EventSink, type Plugin, type PluginRequest } from '@sluice/core';
 import { createAuthServerHTTP } from './auth-server-http.js';
 import { cacheKeyFor } from './cache-key.js';
+import { checkCertificateAuth } from './client-auth.js';
 import { systemClock } from './clock.js';
 import { resolveConfig } from './config.js';
 import { MemoryTokenCache } from './memory-cache.js';
@@ -86,7 +87,7 @@ export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth
   if (options.cacheKey !== undefined && (typeof options.cacheKey !== 'string' || options.cacheKey === '')) throw new ConfigError('cacheKey', 'must be a non-empty string');
   const cacheKey = options.cacheKey ?? cacheKeyFor(resolved);
   // Every call to the authorization server (token requests, discovery) goes through this one object.
-  const http = createAuthServerHTTP({ timeout });
+  const http = createAuthServerHTTP({ timeout, tokenTransport: options.tokenTransport });
   let events: EventSink | undefined;
   const endpoint = new TokenEndpoint(resolved, {
     http,
@@ -122,6 +123,9 @@ export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth
     setup(client: Client) {
       if (client.origin === undefined) throw new ConfigError('baseURL', 'is required with the oauth2 plugin: the token is only sent to the base URL origin');
       events = client.events;
+      // One proxy/TLS configuration for API and token requests: the API client's transport, unless tokenTransport.
+      http.useClientTransport(client.transport);
+      checkCertificateAuth(resolved.authMethod, http.transport);
     },
     onRequest(request, client) {
       // The token belongs to the API: never sent to another origin (RFC 9700 2.3, RFC 6750 5.3).

@@ -1,4 +1,5 @@
 import type { JsonWebKey, KeyObject } from 'node:crypto';
+import type { Transport, UndiciTransportOptions } from '@sluice/core';
 
 /** Grants the plugin can use to obtain tokens (SPEC 2.1 `GrantType`). */
 export type GrantType = 'client_credentials' | 'authorization_code' | 'refresh_token';
@@ -7,9 +8,12 @@ export type GrantType = 'client_credentials' | 'authorization_code' | 'refresh_t
  * How the client authenticates at the token endpoint: HTTP Basic (RFC 6749 2.3.1, the default when a
  * secret is given), the secret in the form body, a JWT signed with the secret (`client_secret_jwt`) or
  * with a private key (`private_key_jwt`, the default when `privateKey` is given; RFC 7523), or `none`
- * for a public client (the default without either).
+ * for a public client (the default without either). `tls_client_auth` and `self_signed_tls_client_auth`
+ * (RFC 8705) authenticate with the TLS client certificate of the token transport (`tls.cert` + `tls.key`).
  */
-export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt' | 'private_key_jwt' | 'none';
+export type ClientAuthMethod =
+  | 'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt' | 'private_key_jwt' | 'none'
+  | 'tls_client_auth' | 'self_signed_tls_client_auth';
 
 /**
  * An access token as the plugin holds and caches it. Plain JSON, so a shared cache can serialize it.
@@ -173,6 +177,13 @@ export interface OAuth2Options {
   tokenRetry?: { maxAttempts?: number; waitBase?: number; maxWait?: number } | false;
   /** Lifetime in ms assumed when the token response has no `expires_in`. Default 3600000 (one hour). */
   defaultExpiresIn?: number;
+  /**
+   * How token requests and discovery travel. Default: the API client's own transport, so its `proxy` and
+   * `tls` settings (private CA, client certificate) reach the authorization server too. Give
+   * {@link UndiciTransportOptions} (`{ proxy, tls }`) for a transport of the plugin's own, closed with the
+   * client, or a {@link Transport} you create and close yourself.
+   */
+  tokenTransport?: Transport | UndiciTransportOptions;
   /**
    * Least time in ms between two token requests the plugin makes on its own (acquisitions and
    * proactive refreshes), so a very short token lifetime cannot turn into a request storm. Default 1000.

@@ -86,6 +86,8 @@ class FetchBody implements TransportBody {
  */
 export class FetchTransport implements Transport {
   private readonly fetchFn: typeof globalThis.fetch;
+  /** The fetch API cannot present a client certificate. */
+  readonly clientCertificate = false;
 
   constructor(options: FetchTransportOptions = {}) {
     const { proxy, tls } = options as { proxy?: unknown; tls?: unknown };

@@ -230,6 +230,8 @@ export class UndiciTransport implements Transport {
   private readonly decompress: boolean;
   /** `tls.insecureSkipVerify` is set: server certificates are not checked. */
   readonly insecureTLS: boolean;
+  /** `tls` has a client certificate; undefined with a `dispatcher` of your own. */
+  readonly clientCertificate: boolean | undefined;
   /** Asks for compressed bodies when `decompress` is on (the client merges it under its own defaults). */
   readonly defaultHeaders: Readonly<Record<string, string>> | undefined;
 
@@ -242,10 +244,12 @@ export class UndiciTransport implements Transport {
       }
       this.dispatcher = options.dispatcher;
       this.insecureTLS = false;
+      this.clientCertificate = undefined;
       return;
     }
     const tls = resolveTLS('tls', options.tls);
     this.insecureTLS = tls?.insecure ?? false;
+    this.clientCertificate = tls?.clientCertificate ?? false;
     this.routes = new Routes({
       connections: options.connections ?? 128,
       keepAliveTimeout: options.keepAliveTimeout ?? 4000,
