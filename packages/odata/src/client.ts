@@ -257,7 +257,7 @@ export class ODataClient {
       metadataURL: `${this.serviceURL}$metadata`,
       serviceParams: this.serviceParams,
       headers: { ...options.headers, ...protocol.requestHeaders(this.largeNumbers, checkCount(options.maxPageSize, 'maxPageSize', 1)) },
-      call: options,
+      call: { timeout: options.timeout, deadline: absoluteDeadline(options.deadline) },
       pageRetries: checkCount(options.pageRetries, 'pageRetries', 0) ?? d.pageRetries,
       retry: this.http.options.retry ?? DEFAULT_RETRY,
       maxPages: checkCount(options.maxPages, 'maxPages', 1) ?? d.maxPages,
@@ -280,9 +280,11 @@ export class ODataClient {
 
   /** @internal */
   openStream(prepare: (signal: AbortSignal) => Promise<{ url: string; entityType: EntityTypeInfo | undefined }>, options: StreamOptions): AsyncIterator<StreamItem<unknown>> {
+    // The read's deadline counts from its start, version detection included.
+    const read = { ...options, deadline: absoluteDeadline(options.deadline) };
     return new CollectionStream(async (signal) => {
       const { url, entityType } = await prepare(signal);
-      return { url, ctx: this.context(this.protocol!, entityType, options) };
+      return { url, ctx: this.context(this.protocol!, entityType, read) };
     }, options);
   }
 
@@ -313,6 +315,13 @@ export class ODataClient {
   async close(): Promise<void> {
     if (this.ownsClient) await this.http.close();
   }
+}
+
+/** A read's deadline as one absolute time, so that every page request of the read shares it. */
+function absoluteDeadline(deadline: number | Date | false | undefined): Date | false | undefined {
+  if (deadline === undefined || deadline === false || deadline instanceof Date) return deadline;
+  if (typeof deadline !== 'number' || !Number.isFinite(deadline) || deadline <= 0) throw new ConfigError('deadline', `must be a number of ms > 0, a Date or false, got ${String(deadline)}`);
+  return new Date(Date.now() + deadline);
 }
 
 function checkBoolean(value: unknown, name: string): boolean | undefined {

@@ -1,7 +1,7 @@
-import { AbortError, TimeoutError } from '@sluice/core';
+import { AbortError, DeadlineError, TimeoutError } from '@sluice/core';
 import { describe, expect, it } from 'vitest';
 import { ODataError, PageError } from '../src/index.js';
-import { client, json, records, serve } from './helpers.js';
+import { client, collect, ids, json, records, serve } from './helpers.js';
 
 describe('per-read options', () => {
   it('sends per-read headers on every request of the read, next pages and $count included', async () => {
@@ -58,5 +58,25 @@ describe('per-read options', () => {
       expect(error).toBeInstanceOf(ODataError);
       expect(error).toMatchObject({ status: 404, code: '404', odataMessage: 'gone', requestId: 'abc' });
     }
+  });
+});
+
+describe('per-read deadline', () => {
+  it('bounds the whole read across pages; a passed deadline is final, never resumed', async () => {
+    const server = await serve({
+      '/svc/P': (res) => json(res, { value: records(1, 2), '@odata.nextLink': 'P?p=2' }),
+      // Headers and half a record, then nothing: a body that would be resumed if it broke.
+      '/svc/P?p=2': (res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.write('{"value":[{"ID":3},{"ID"'); },
+      '/svc/One(1)': () => { /* never answers */ },
+    });
+    const od = client(server, { pageRetries: 3 });
+    const items = await collect(od.from<{ ID: number }>('P').stream({ deadline: 300 }));
+    expect(ids(items)).toEqual([1, 2, 3]);
+    const error = items.at(-1)!.error as PageError;
+    expect(error.willRetry).toBe(false);
+    expect(error.cause).toBeInstanceOf(DeadlineError);
+    expect(server.requests.map((r) => r.url)).toEqual(['/svc/P', '/svc/P?p=2']);
+    await expect(od.from('One').key(1).get({ deadline: new Date(Date.now() + 100) })).rejects.toBeInstanceOf(DeadlineError);
+    expect(() => od.from('P').stream({ deadline: -1 })[Symbol.asyncIterator]()).toThrow(/deadline/);
   });
 });

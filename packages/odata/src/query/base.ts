@@ -26,6 +26,12 @@ export interface ReadOptions {
   headers?: Readonly<Record<string, string>>;
   /** Per-attempt timeout in ms for this read's requests (the core's `timeout`), or false. */
   timeout?: number | false;
+  /**
+   * Total time for the whole read (every page, attempt, retry wait and body): ms from the start of the
+   * read, an absolute `Date`, or false to lift the client's. Past it the read ends with the core's
+   * `DeadlineError` (a page is never resumed after it).
+   */
+  deadline?: number | Date | false;
 }
 
 /** What a query needs from its client to build URLs and run. @internal */

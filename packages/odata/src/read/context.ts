@@ -1,8 +1,7 @@
-import { AbortError, HttpError, NetworkError, TimeoutError, type Client, type RetryOptions, type SluiceResponse } from '@sluice/core';
+import { AbortError, DeadlineError, HttpError, NetworkError, TimeoutError, type Client, type RetryOptions, type SluiceResponse } from '@sluice/core';
 import { ODataFormatError } from '../errors.js';
 import type { LinkPolicy } from '../links/policy.js';
 import type { DecodeContext, ODataProtocol } from '../protocol/types.js';
-import type { ReadOptions } from '../query/base.js';
 import { toODataError } from './error-body.js';
 
 /** Size limits of a read, in bytes (undefined: no limit). */
@@ -22,8 +21,8 @@ export interface ReadContext {
   metadataURL: string;
   /** Headers of every request of this read (format and version headers win over the caller's). */
   headers: Record<string, string>;
-  /** The caller's per-read options (timeout). */
-  call: ReadOptions;
+  /** The caller's per-read options: timeout, and the deadline as an absolute time for every request of the read. */
+  call: { timeout?: number | false | undefined; deadline?: Date | false | undefined };
   /** How many times a page whose body broke is resumed. */
   pageRetries: number;
   /** Retry settings, for the wait before resuming a page. */
@@ -45,8 +44,10 @@ const JSON_TYPE = /(^|\/|\+)json\b/i;
  */
 export async function send(ctx: ReadContext, url: string, signal: AbortSignal | undefined, accept?: string): Promise<SluiceResponse> {
   const headers = accept === undefined ? ctx.headers : { ...ctx.headers, accept };
+  const { timeout, deadline } = ctx.call;
   const response = await ctx.client.request({
-    method: 'GET', path: url, headers, signal, throwHttpErrors: false, ...(ctx.call.timeout !== undefined ? { timeout: ctx.call.timeout } : {}),
+    method: 'GET', path: url, headers, signal, throwHttpErrors: false,
+    ...(timeout !== undefined ? { timeout } : {}), ...(deadline !== undefined ? { deadline } : {}),
   });
   try {
     ctx.checkVersion(response);
@@ -85,7 +86,8 @@ export function nextLinkBase(ctx: ReadContext, context: string | undefined, page
  * reading) is worth another request here; the caller's abort is final.
  */
 export function isResumable(error: unknown): boolean {
-  if (error instanceof AbortError || error instanceof HttpError) return false;
+  // A passed deadline is final: the whole read's time is up.
+  if (error instanceof AbortError || error instanceof HttpError || error instanceof DeadlineError) return false;
   if (error instanceof NetworkError || error instanceof TimeoutError) return true;
   return error instanceof SyntaxError;
 }

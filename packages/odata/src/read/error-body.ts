@@ -1,9 +1,6 @@
-import { HttpError, type SluiceResponse } from '@sluice/core';
+import { HttpError, readErrorBody, type SluiceResponse } from '@sluice/core';
 import { ODataError, type ODataErrorDetail } from '../errors.js';
 import { childrenNamed, parseXml, type XmlElement } from '../metadata/xml.js';
-
-/** Longest error body read to find the OData error in it. */
-const ERROR_BODY_LIMIT = 64 * 1024;
 
 /** The fields of an OData error body: code, message, and where given the target and details. */
 export interface ParsedError { code: string; message: string; target?: string; details?: ODataErrorDetail[] }
@@ -76,26 +73,18 @@ function requestIdOf(response: SluiceResponse): string | undefined {
  * otherwise into a plain {@link HttpError} with an excerpt.
  */
 export async function toODataError(response: SluiceResponse): Promise<HttpError> {
-  let text = '';
-  let cause: unknown;
-  try {
-    const decoder = new TextDecoder();
-    for await (const chunk of response.body) {
-      text += decoder.decode(chunk, { stream: true });
-      if (text.length >= ERROR_BODY_LIMIT) break;
-    }
-  } catch (error) {
-    cause = error;
-  }
+  // Core's reader: at most 64 KiB, redacted, the rest dropped so the connection is released.
+  const body = await readErrorBody(response);
   const base = {
     status: response.status,
     method: response.method,
     url: response.url,
     headers: response.headers.toObject(['set-cookie']),
-    bodyExcerpt: text,
-    cause,
+    bodyExcerpt: body.text,
+    bodyTruncated: body.truncated,
+    cause: body.cause,
   };
-  const parsed = parseErrorBody(text);
+  const parsed = parseErrorBody(body.text);
   if (!parsed) return new HttpError(base);
   return new ODataError({ ...base, ...parsed, requestId: requestIdOf(response) });
 }
