@@ -27,6 +27,11 @@ export interface RedisRateLimiterOptions {
   maxQueue?: number;
   /** Reject with {@link RateLimitError} instead of waiting. Default false. */
   failFast?: boolean;
+  /**
+   * For high rates: slots reserved per Redis round trip. The instance hands them to its next attempts;
+   * one not used within an interval of its time is dropped (lost to the others, never sent late). Default 1.
+   */
+  batch?: number;
   /** Instances sharing the budget: while Redis is down each one sends `requestsPerSecond / instances`. Default 1. */
   instances?: number;
   /** Prefix of the Redis key. Default `sluice`. */
@@ -40,23 +45,24 @@ export interface RedisRateLimiterOptions {
 }
 
 const OPTION_KEYS = [
-  'redis', 'key', 'requestsPerSecond', 'burst', 'maxQueue', 'failFast', 'instances', 'namespace', 'commandTimeout', 'probeInterval', 'onEvent',
+  'redis', 'key', 'requestsPerSecond', 'burst', 'maxQueue', 'failFast', 'batch', 'instances', 'namespace', 'commandTimeout', 'probeInterval', 'onEvent',
 ];
 
-// GCRA with reservation, on the Redis clock: the request's slot is one emission interval after the
-// theoretical arrival time (TAT); it may go `wait` ms from now. A wait beyond ARGV[3] reserves nothing.
+// GCRA with reservation, on the Redis clock: reserves ARGV[4] consecutive slots, one emission interval
+// apart after the theoretical arrival time (TAT), and answers how long from now the first may go
+// (negative within the burst; slot i goes `i` intervals later). A last slot beyond ARGV[3] reserves nothing.
 const GCRA = new LuaScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local interval = tonumber(ARGV[1])
 local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
 if tat < now then tat = now end
-local slot = tat + interval
-local wait = slot - now - interval * tonumber(ARGV[2])
-if wait > tonumber(ARGV[3]) then return {0, tostring(wait)} end
+local early = interval * tonumber(ARGV[2])
+local slot = tat + interval * tonumber(ARGV[4])
+local first = tat + interval - now - early
+if slot - now - early > tonumber(ARGV[3]) then return {0, tostring(first)} end
 redis.call('SET', KEYS[1], string.format('%.3f', slot), 'PX', math.ceil(slot - now) + 1000)
-if wait < 0 then wait = 0 end
-return {1, tostring(wait)}`);
+return {1, tostring(first)}`);
 
 /**
  * A {@link RateLimiter} whose budget lives in Redis, so that every instance of an application together
@@ -84,6 +90,10 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly burst: number;
   private readonly maxQueue: number;
   private readonly failFast: boolean;
+  private readonly batch: number;
+  /** Send times (performance.now ms) of slots reserved ahead with `batch`, earliest first. */
+  private readonly held: number[] = [];
+  private refilling: Promise<boolean> | undefined;
   private readonly health: RedisHealth;
   private readonly local: LocalSchedule;
   private readonly localInterval: number;
@@ -102,6 +112,7 @@ export class RedisRateLimiter implements RateLimiter {
     if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0) throw new ConfigError('requestsPerSecond', `must be a number > 0, got ${String(rate)}`);
     this.burst = integerOption('burst', options.burst, 1, 1);
     this.maxQueue = integerOption('maxQueue', options.maxQueue, 1000, 0);
+    this.batch = integerOption('batch', options.batch, 1, 1);
     const instances = integerOption('instances', options.instances, 1, 1);
     if (options.failFast !== undefined && typeof options.failFast !== 'boolean') throw new ConfigError('failFast', `must be a boolean, got ${typeof options.failFast}`);
     this.failFast = options.failFast ?? false;
@@ -157,22 +168,52 @@ export class RedisRateLimiter implements RateLimiter {
         if (failFast) throw new RateLimitError('no-token', handover, this.describe());
         await this.sleep(handover, signal);
       }
-      // The shared queue: a slot further away than maxQueue intervals means maxQueue attempts wait before it.
-      const limit = failFast ? 0 : this.maxQueue * this.interval;
-      let reply: [number, string];
-      try {
-        reply = await this.health.run(() => GCRA.run(this.redis, [this.redisKey], [this.interval, this.burst, limit])) as [number, string];
-      } catch {
+      const at = await this.sharedPermit(failFast);
+      if (at === undefined) {
         if (this.closedWith !== undefined) throw this.closedWith;
         return await this.waitLocal(signal, failFast);
       }
-      const wait = Number(reply[1]);
-      if (reply[0] !== 1) throw new RateLimitError(failFast ? 'no-token' : 'queue-full', wait, this.describe());
-      this.sharedUntil = Math.max(this.sharedUntil, performance.now() + wait);
+      const wait = at - performance.now();
       if (wait > 0) await this.sleep(wait, signal);
     } finally {
       this.waiting--;
     }
+  }
+
+  /** When this attempt may go (performance.now ms), by the shared budget; undefined when Redis cannot be used. */
+  private async sharedPermit(failFast: boolean): Promise<number | undefined> {
+    if (this.batch === 1 || failFast) return (await this.reserve(1, failFast))?.[0];
+    for (;;) {
+      const now = performance.now();
+      while (this.held.length > 0 && this.held[0]! < now - this.interval) this.held.shift();
+      const at = this.held.shift();
+      if (at !== undefined) return at;
+      // One round trip refills for every attempt waiting here.
+      this.refilling ??= this.reserve(this.batch, false)
+        .then((times) => times !== undefined && this.held.push(...times) > 0)
+        .finally(() => {
+          this.refilling = undefined;
+        });
+      if (!(await this.refilling)) return undefined;
+    }
+  }
+
+  /** Reserves `count` consecutive shared slots: their send times, or undefined when Redis cannot be used. */
+  private async reserve(count: number, failFast: boolean): Promise<number[] | undefined> {
+    // The shared queue: a slot further away than maxQueue intervals means maxQueue attempts wait before it.
+    const limit = failFast ? 0 : this.maxQueue * this.interval;
+    let reply: [number, string];
+    try {
+      reply = await this.health.run(() => GCRA.run(this.redis, [this.redisKey], [this.interval, this.burst, limit, count])) as [number, string];
+    } catch {
+      return undefined;
+    }
+    const first = Number(reply[1]);
+    if (reply[0] !== 1) throw new RateLimitError(failFast ? 'no-token' : 'queue-full', first, this.describe());
+    const now = performance.now();
+    const times = Array.from({ length: count }, (_, i) => now + Math.max(0, first + i * this.interval));
+    this.sharedUntil = Math.max(this.sharedUntil, times[count - 1]!);
+    return times;
   }
 
   private async takeLocal(signal: AbortSignal | undefined, failFast: boolean): Promise<void> {

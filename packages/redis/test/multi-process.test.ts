@@ -88,27 +88,29 @@ describe('4 Node processes sharing one rate budget through Redis', () => {
   it('with Redis stopped mid-run and started again, no request fails and each process sends its share meanwhile', async () => {
     await setup();
     const path = fx.namespace();
-    const running = Promise.all(instances.map((i, k) => i.send({ cmd: 'get', count: 30, concurrency: 3, path: `${path}/p${k}` })));
+    const running = Promise.all(instances.map((i, k) => i.send({ cmd: 'get', count: 40, concurrency: 3, path: `${path}/p${k}` })));
     await until(() => arrivals(path).length >= 20);
     await fx.server.stop();
     const stoppedAt = performance.now();
-    await until(() => arrivals(path).filter((t) => t > stoppedAt).length >= 24);
+    await until(() => arrivals(path).filter((t) => t > stoppedAt).length >= 40);
     const restartedAt = performance.now();
     await fx.server.start();
     const replies = await running;
     expect(replies.flatMap((r) => r.errors)).toEqual([]);
-    expect(arrivals(path)).toHaveLength(120);
+    expect(arrivals(path)).toHaveLength(160);
     // Before, during and after the outage, and at both handovers: never more than the shared budget.
     expect(maxInWindow(arrivals(path), 1000)).toBeLessThanOrEqual(rate + burst + jitter);
-    // During it, each process sends its share: 20/4 = 5/s with a burst of 4/4 = 1.
+    // During it, each process sends its share, 20/4 = 5/s with a burst of 1: its local attempts are 200 ms
+    // apart, after the (at most 3, one per worker) slots Redis granted before it stopped. Unlimited, they would bunch.
     for (let k = 0; k < 4; k++) {
       const during = arrivals(`${path}/p${k}`).filter((t) => t > stoppedAt && t < restartedAt);
-      expect(maxInWindow(during, 1000)).toBeLessThanOrEqual(rate / 4 + 1 + jitter / 4);
+      expect(during.length).toBeGreaterThanOrEqual(4);
+      expect(Math.max(...during) - Math.min(...during)).toBeGreaterThanOrEqual((during.length - 4) * 200 - 5);
     }
     for (const reply of replies) {
       const types = reply.events.map((e) => e.type);
       expect(types.filter((t) => t === 'redis.unavailable')).toHaveLength(1);
-      expect(types.filter((t) => t === 'redis.recovered').length).toBeLessThanOrEqual(1);
+      expect(types.filter((t) => t === 'redis.recovered')).toHaveLength(1);
     }
   }, 60_000);
 });
