@@ -1,3 +1,4 @@
+import { describeRequest, type Plugin, type SluiceEvent } from '@sluice/core';
 import { createODataClient, type ODataClient } from '@sluice/odata';
 import { authHttpOptions, resolveAuth, type AuthFlags, type AuthPlan } from './auth.js';
 import { UsageError } from './errors.js';
@@ -46,6 +47,22 @@ function describeAuth(plan: AuthPlan): string {
   }
 }
 
+/** `oauth.token.response ok=true status=200 durationMs=12` */
+function describeEvent(event: SluiceEvent): string {
+  const { type, ...fields } = event as { type: string } & Record<string, unknown>;
+  const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(1) : JSON.stringify(v));
+  const parts = Object.entries(fields).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${text(v)}`);
+  return [type, ...parts].join(' ');
+}
+
+/** With --verbose: a line per response, its URL redacted as in errors. */
+function requestLog(terminal: Terminal): Plugin {
+  return {
+    name: 'sluice-cli-verbose',
+    onResponse: (response, request) => { terminal.debug(`${describeRequest(request.method, request.url)} -> ${response.status}`); },
+  };
+}
+
 /**
  * An OData client for the command: auth from flags and environment (signing in first for the
  * authorization-code flow), headers, timeout and retries.
@@ -64,7 +81,9 @@ export async function openService(serviceURL: string, flags: ConnectionFlags, te
     ...(retries === undefined ? {} : { pageRetries: retries }),
     http: {
       headers: { ...headers, ...auth.headers },
-      plugins: auth.plugins,
+      plugins: flags.verbose ? [...auth.plugins, requestLog(terminal)] : auth.plugins,
+      // Events never carry secrets: with --verbose each one is a line (token requests, rebased links, pauses).
+      ...(flags.verbose ? { onEvent: (event: SluiceEvent) => terminal.debug(describeEvent(event)) } : {}),
       ...(flags.timeout === undefined ? {} : { timeout: flags.timeout }),
       ...(retries === undefined ? {} : { retry: { maxAttempts: retries + 1 } }),
     },

@@ -38,6 +38,8 @@ describe('sluice auth', () => {
     expect(count(r.stdout)).toBe(250);
     expect(op.grants.slice(grants)).toEqual([{ grantType: 'client_credentials', clientId }]);
     expect(r.stderr).toContain(`sluice: auth: OAuth client credentials as ${clientId} at ${op.tokenURL}`);
+    expect(r.stderr).toMatch(/^sluice: oauth\.token\.response grantType=client_credentials .*ok=true status=200/m);
+    expect(r.stderr).toMatch(/^sluice: GET http:\/\/127\.0\.0\.1:\d+\/odata\/v4\/demo\/Products -> 200$/m);
     expect(r.stderr).not.toContain(clientSecret);
     expect(guarded.requests.filter((q) => q.url.includes('/Products')).every((q) => q.headers.authorization?.startsWith('Bearer '))).toBe(true);
   });
@@ -60,7 +62,8 @@ describe('sluice auth', () => {
     const ok = await cli.run(['export', bearer.v4, 'Products', '-q', '--verbose'], { env: { SLUICE_TOKEN: SECRET_TOKEN } });
     expect(ok.code).toBe(0);
     expect(count(ok.stdout)).toBe(5);
-    expect(ok.stderr).toBe('sluice: auth: bearer token (hidden)\n');
+    expect(ok.stderr).toMatch(/^sluice: auth: bearer token \(hidden\)\n(sluice: GET \S+ -> 200\n)+$/);
+    expect(ok.stderr).not.toContain(SECRET_TOKEN);
     const wrong = await cli.run(['export', bearer.v4, 'Products', '--token', 'not-the-token-31c'], { env: { SLUICE_TOKEN: undefined } });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('status 401');
