@@ -55,9 +55,9 @@ function resolveTokenRetry(value: OAuth2Options['tokenRetry']): TokenRetry {
 /**
  * The OAuth 2.0 plugin for a core client (SPEC 4.2 `WithOAuth2`). The first request to the client's
  * origin fetches a token (one token request however many requests wait), every request to that origin
- * carries `Authorization: Bearer <token>` and no request to another origin does; the token is refreshed
- * in the background `refreshBuffer` ms before it expires, and a 401 renews it and resends the request
- * once. Throws `ConfigError` at once for an invalid configuration.
+ * carries `Authorization: Bearer <token>` and no request to another origin does; a request that finds
+ * the token due (less than min(`refreshBuffer`, lifetime / 2) left) starts a background refresh, and a
+ * 401 renews it and resends the request once. Throws `ConfigError` at once for an invalid configuration.
  *
  * @example
  * ```ts

@@ -118,7 +118,10 @@ export interface OAuth2Config {
   pkce?: boolean;
   /** Extra form parameters added to every token request, such as `audience` or `resource`. */
   extraParams?: Readonly<Record<string, string>>;
-  /** How long before expiry the token is refreshed in the background, in ms. Default 30000. */
+  /**
+   * How long before expiry a request starts a background refresh, in ms; a token living less than
+   * twice this is refreshed at half its lifetime. Default 30000.
+   */
   refreshBuffer?: number;
   /** Token store; default a {@link MemoryTokenCache} of this plugin's own. */
   tokenCache?: TokenCache;

@@ -111,6 +111,22 @@ describe('token lifecycle (SPEC 3.1)', () => {
     expect(shown).not.toContain(token);
   });
 
+  it('keeps serving concurrent requests with the valid token when a proactive refresh fails', async () => {
+    fx.op.settings.accessTokenTTL = 3;
+    const log = eventLog();
+    const client = apiClient({ refreshBuffer: 2000 }, { onTokenEvent: log.onTokenEvent, refreshRetry: { waitBase: 5000, maxWait: 5000 } });
+    await client.get('me');
+    const token = lastToken();
+    const seen = fx.api.requests.length;
+    fx.op.failTokenRequests('unavailable');
+    await busyUntil(client, log.waitFor('TokenRefreshFailed'), 'me', 10);
+    await Promise.all(Array.from({ length: 10 }, () => client.get('me')));
+    const served = fx.api.requests.slice(seen);
+    expect(served.length).toBeGreaterThanOrEqual(20);
+    expect(served.every((r) => r.status === 200 && r.token === token)).toBe(true);
+    expect(log.types()).toEqual(['TokenAcquired', 'TokenRefreshFailed']);
+  });
+
   it('renews the token after a 401 and resends the request once', async () => {
     const log = eventLog();
     const client = apiClient({}, { onTokenEvent: log.onTokenEvent });
