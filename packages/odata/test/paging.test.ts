@@ -105,3 +105,18 @@ describe('a response that is not a collection', () => {
     expect(server.requests).toHaveLength(1);
   });
 });
+
+describe('version detection without version headers', () => {
+  it('tells v2 from v4 by the service document, and says so when it is neither', async () => {
+    const server = await serve({
+      '/svc/': (res) => json(res, { '@odata.context': '$metadata', value: [{ name: 'P', url: 'P' }] }),
+      '/v2/': (res) => json(res, { d: { EntitySets: ['P'] } }),
+      '/login/': (res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<html>Logon</html>'); },
+    });
+    const detect = (path: string) => client(server, { serviceURL: `${server.origin}${path}`, version: 'auto' });
+    expect((await detect('/svc/').ready()).version).toBe('4.0');
+    expect((await detect('/v2/').ready()).version).toBe('2.0');
+    await expect(detect('/login/').ready()).rejects.toThrow(/detect the OData version/);
+    expect(server.requests.some((r) => r.url.includes('$metadata'))).toBe(false);
+  });
+});
