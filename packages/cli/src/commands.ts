@@ -1,4 +1,5 @@
 import { createODataClient, type ServiceMetadata } from '@sluice/odata';
+import { explainNotFound } from './entity-set-check.js';
 import { buildQuery, parseKey, type QueryFlags } from './query-flags.js';
 import { checkServiceURL, openService, type ConnectionFlags } from './session.js';
 import type { Terminal } from './terminal.js';
@@ -7,7 +8,8 @@ import type { Terminal } from './terminal.js';
 export async function countEntitySet(serviceURL: string, entitySet: string, flags: ConnectionFlags & QueryFlags, terminal: Terminal, signal: AbortSignal): Promise<void> {
   const od = await openService(serviceURL, flags, terminal, signal);
   try {
-    terminal.stdout.write(`${await buildQuery(od, entitySet, flags).countOnly({ signal })}\n`);
+    const count = await buildQuery(od, entitySet, flags).countOnly({ signal }).catch(async (error: unknown) => { throw await explainNotFound(od, entitySet, error, signal); });
+    terminal.stdout.write(`${count}\n`);
   } finally {
     await od.close();
   }

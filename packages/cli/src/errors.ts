@@ -57,7 +57,11 @@ function hintFor(error: unknown): string | undefined {
 
 /** The one line printed for a failure (messages of sluice errors never carry secrets). */
 export function describeError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  let message = error instanceof Error ? error.message : String(error);
+  // A page that failed for good: what failed says it all; the attempts count only when there were several.
+  if (error instanceof PageError && error.cause instanceof Error) {
+    message = `${error.cause.message}${error.attempt > 1 ? ` (gave up after ${error.attempt} attempts)` : ''}`;
+  }
   const hint = hintFor(error);
   return `sluice: ${message.split('\n')[0]}${hint ? ` (${hint})` : ''}`;
 }

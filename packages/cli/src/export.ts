@@ -1,6 +1,7 @@
 import { PageError, type ODataClient, type Query } from '@sluice/odata';
 import { formatCount, formatSeconds, createProgress, recordsText, type Progress, type ProgressMode } from './progress.js';
 import { columnsOf, csv, jsonArray, ndjson, type FormatName, type RecordFormat } from './formats.js';
+import { explainNotFound } from './entity-set-check.js';
 import { FileSink, OutputClosed, StreamSink, type Sink } from './output.js';
 import { buildQuery, list, type QueryFlags } from './query-flags.js';
 import { openService, type ConnectionFlags } from './session.js';
@@ -95,7 +96,7 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
       if (signal.aborted && !flags.quiet) {
         terminal.note(`sluice: stopped after ${recordsText(records)}; ${sink instanceof FileSink ? `${sink.name} was not written` : 'stdout holds whole records only'}`);
       }
-      throw error;
+      throw await explainNotFound(od, entitySet, error, signal);
     }
     if (!flags.quiet) {
       const seconds = (performance.now() - started) / 1000;

@@ -1,18 +1,23 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sluiceCLI, startODataServer, startServer, type SluiceCLI, type TestServer } from '@sluice/testkit';
+import { sluiceCLI, startODataServer, startServer, type ODataTestServer, type SluiceCLI, type TestServer } from '@sluice/testkit';
 
 let cli: SluiceCLI;
 let login: TestServer;
+let srv: ODataTestServer;
 beforeAll(async () => {
   cli = await sluiceCLI();
+  srv = await startODataServer({ products: 10 });
   // What a misconfigured gateway or SSO proxy does: a 200 HTML login page for every URL.
   login = await startServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end('<!doctype html><html><body><form action="/login">Sign in</form></body></html>');
   });
 });
-afterAll(() => login.close());
+afterAll(async () => {
+  await login.close();
+  await srv.close();
+});
 
 /** A port on 127.0.0.1 that nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -57,6 +62,25 @@ describe('sluice failures', () => {
       expect(r.stderr).toMatch(/timed out after 200 ms.*\(raise --timeout/);
     } finally {
       await slow.close();
+    }
+  });
+
+  it('a misspelt entity set exits 2 and names the nearest one from $metadata', async () => {
+    const r = await cli.run(['export', srv.v4, 'Prodcts']);
+    expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'sluice: the service has no entity set "Prodcts" (did you mean Products?)\n' });
+    const far = await cli.run(['count', srv.v2, 'Invoices']);
+    expect(far.code).toBe(2);
+    expect(far.stderr).toBe('sluice: the service has no entity set "Invoices" (its entity sets: Products, Categories, OrderItems)\n');
+  });
+
+  it('a page that fails for good is reported by its cause, on one line', async () => {
+    srv.setFaults({ failPage: { page: 0, status: 503, times: 100, retryAfter: 0 } });
+    try {
+      const r = await cli.run(['export', srv.v4, 'Products', '--retries', '1']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^sluice: GET \S+\/Products failed with status 503\b[^\n]*\n$/);
+    } finally {
+      srv.setFaults({});
     }
   });
 });
