@@ -37,12 +37,16 @@ export interface Token {
 /**
  * Where tokens are kept between requests (SPEC 2.2). The default {@link MemoryTokenCache} suits one
  * process; several instances should share one store (Redis, a database) so they do not each acquire
- * tokens. Every method is async; `get` resolves `undefined` when nothing (or nothing unexpired) is stored.
+ * tokens (`@sluice/redis` has one). Every method is async; `get` resolves `undefined` when nothing (or
+ * nothing unexpired, or only the `stale` token) is stored.
  *
  * @example
  * ```ts
  * const cache: TokenCache = {
- *   async get(key) { const v = await redis.get(key); return v ? JSON.parse(v) : undefined },
+ *   async get(key, stale) {
+ *     const v = await redis.get(key); const token = v ? JSON.parse(v) : undefined
+ *     return token?.accessToken === stale ? undefined : token
+ *   },
  *   async set(key, token, expiresAt) { await redis.set(key, JSON.stringify(token), { PXAT: expiresAt }) },
  *   async delete(key) { await redis.del(key) },
  * }
