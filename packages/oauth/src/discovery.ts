@@ -13,6 +13,8 @@ export interface ServerEndpoints {
 interface ServerMetadata {
   token_endpoint: string;
   authorization_endpoint: string | undefined;
+  /** RFC 8705 5: `mtls_endpoint_aliases.token_endpoint`, the token endpoint for clients presenting a certificate. */
+  mtls_token_endpoint: string | undefined;
 }
 
 /** How long discovered metadata is reused by every plugin of the process. */
@@ -41,8 +43,10 @@ export async function serverEndpoints(config: ResolvedConfig, http: AuthServerHT
     return { tokenURL: config.tokenURL, authorizationURL: config.authorizationURL };
   }
   const metadata = await discover(config, http, signal);
+  // RFC 8705 5: a client authenticating with its certificate uses the mTLS alias when the server names one.
+  const certificateAuth = config.authMethod === 'tls_client_auth' || config.authMethod === 'self_signed_tls_client_auth';
   return {
-    tokenURL: config.tokenURL ?? metadata.token_endpoint,
+    tokenURL: config.tokenURL ?? (certificateAuth ? metadata.mtls_token_endpoint : undefined) ?? metadata.token_endpoint,
     authorizationURL: config.authorizationURL ?? metadata.authorization_endpoint,
   };
 }
@@ -94,8 +98,8 @@ function parseMetadata(issuer: string, allowInsecureHTTP: boolean, text: string)
   if (doc['issuer'] !== issuer) {
     throw new DiscoveryError(issuer, `the metadata document names another issuer (${typeof doc['issuer'] === 'string' ? JSON.stringify(doc['issuer']) : 'none'})`, { status: 200 });
   }
-  const endpoint = (name: string): string | undefined => {
-    const value = doc[name];
+  const aliases = doc['mtls_endpoint_aliases'];
+  const endpoint = (name: string, value: unknown = doc[name]): string | undefined => {
     if (value === undefined) return undefined;
     try {
       return checkServerURL(name, value, allowInsecureHTTP);
@@ -105,5 +109,11 @@ function parseMetadata(issuer: string, allowInsecureHTTP: boolean, text: string)
   };
   const tokenEndpoint = endpoint('token_endpoint');
   if (tokenEndpoint === undefined) throw new DiscoveryError(issuer, 'the metadata document has no token_endpoint', { status: 200 });
-  return { token_endpoint: tokenEndpoint, authorization_endpoint: endpoint('authorization_endpoint') };
+  return {
+    token_endpoint: tokenEndpoint,
+    authorization_endpoint: endpoint('authorization_endpoint'),
+    mtls_token_endpoint: aliases !== null && typeof aliases === 'object'
+      ? endpoint('mtls_endpoint_aliases.token_endpoint', (aliases as Record<string, unknown>)['token_endpoint'])
+      : undefined,
+  };
 }

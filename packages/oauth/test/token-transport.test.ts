@@ -68,10 +68,11 @@ describe('token requests travel like the API requests by default', () => {
     expect(mtlsAPI.requests.at(-1)).toMatchObject({ clientCertificate: 'sluice-client', headers: { authorization: expect.stringMatching(/^Bearer /) } });
   });
 
-  it("discover the issuer's endpoints over the same transport", async () => {
+  it("discover the issuer's endpoints over the same transport, and take the mTLS alias of the token endpoint (RFC 8705 5)", async () => {
     const { tokenURL: _unused, ...discovered } = mtlsService();
     const c = client({ baseURL: mtlsAPI.origin, proxy: false, tls: { ca: pki.ca, cert: pki.client.cert, key: pki.client.key } }, { ...discovered, issuer: mtlsOP.issuer });
     expect(await c.getJSON('orders')).toEqual({ ok: true });
+    expect(mtlsOP.tokenRequests.at(-1)).toMatchObject({ status: 200, host: `localhost:${port(mtlsOP.issuer)}` });
   });
 });
 

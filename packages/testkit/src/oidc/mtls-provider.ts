@@ -12,6 +12,7 @@ import { testStorage } from './storage.js';
 export const MTLS_CLIENT = { clientId: 'mtls-service', subjectDN: 'CN=sluice-client' } as const;
 
 interface TokenContext {
+  host: string;
   method: string;
   path: string;
   status: number;
@@ -25,7 +26,7 @@ export interface MTLSProvider {
   readonly issuer: string;
   readonly tokenURL: string;
   /** Requests `POST /token` answered: the common name of the certificate presented (or undefined), the form, the status. */
-  readonly tokenRequests: { clientCertificate: string | undefined; form: Record<string, unknown>; status: number }[];
+  readonly tokenRequests: { clientCertificate: string | undefined; form: Record<string, unknown>; status: number; host: string }[];
   /** Client ids of successful grants, in order. */
   readonly grants: string[];
   close(): Promise<void>;
@@ -35,7 +36,8 @@ export interface MTLSProvider {
  * Starts oidc-provider behind node:https with the PKI's server certificate, asking every client for a
  * certificate signed by the PKI's CA (without refusing the handshake, so that a request without one gets
  * the provider's own `invalid_client` answer). One client, {@link MTLS_CLIENT}, uses `tls_client_auth`
- * with the client certificate's subject DN; client credentials grant.
+ * with the client certificate's subject DN; client credentials grant. Discovery names
+ * `https://localhost:<port>/token` as the mTLS alias of the token endpoint (RFC 8705 5).
  *
  * @example
  * ```ts
@@ -72,6 +74,8 @@ export async function startMTLSProvider(pki: TestPKI): Promise<MTLSProvider> {
     jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'sluice-mtls', alg: 'ES256', use: 'sig' }] },
     cookies: { keys: ['sluice-testkit-mtls-cookie-key'] },
     clientAuthMethods: ['tls_client_auth'],
+    // RFC 8705 5: the token endpoint for certificate-authenticated clients, under another name (localhost) to tell them apart.
+    discovery: { mtls_endpoint_aliases: { token_endpoint: `${issuer.replace('127.0.0.1', 'localhost')}/token` } },
     clients: [{
       client_id: MTLS_CLIENT.clientId, grant_types: ['client_credentials'], response_types: [], redirect_uris: [],
       token_endpoint_auth_method: 'tls_client_auth', tls_client_auth_subject_dn: MTLS_CLIENT.subjectDN,
@@ -99,7 +103,7 @@ export async function startMTLSProvider(pki: TestPKI): Promise<MTLSProvider> {
     await next();
     if (ctx.method !== 'POST' || ctx.path !== '/token') return;
     const cn = (ctx.req.socket as TLSSocket).getPeerCertificate()?.subject?.CN;
-    tokenRequests.push({ clientCertificate: typeof cn === 'string' ? cn : undefined, form: { ...(ctx.oidc?.body ?? {}) }, status: ctx.status });
+    tokenRequests.push({ clientCertificate: typeof cn === 'string' ? cn : undefined, form: { ...(ctx.oidc?.body ?? {}) }, status: ctx.status, host: ctx.host });
   });
   handler = provider.callback();
 
