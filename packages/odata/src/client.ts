@@ -1,4 +1,4 @@
-import { checkOptionKeys, ConfigError, createClient, DEFAULT_RETRY, type Client, type ClientOptions, type SluiceResponse } from '@sluice/core';
+import { checkOptionKeys, ConfigError, createClient, csrf, DEFAULT_RETRY, type Client, type ClientOptions, type Plugin, type SluiceResponse } from '@sluice/core';
 import { ODataFormatError, ODataVersionError } from './errors.js';
 import { LinkPolicy } from './links/policy.js';
 import type { EntityTypeInfo, ServiceMetadata } from './metadata/model.js';
@@ -13,6 +13,9 @@ import { CollectionStream, pageCollection, type StreamOptions } from './read/str
 import type { Page, StreamItem } from './read/stream-item.js';
 import { v2 } from './v2/protocol.js';
 import { v4 } from './v4/protocol.js';
+import { ActionCall, FunctionCall, paramsOf } from './operations/call.js';
+import { withETag } from './write/etag.js';
+import type { ExchangeInit, WriteSettings } from './write/host.js';
 
 /**
  * Options of {@link createODataClient}.
@@ -58,11 +61,20 @@ export interface ODataClientOptions {
   maxRecordBytes?: number;
   /** Largest page body accepted, in bytes (default: no limit). */
   maxPageBytes?: number;
+  /**
+   * CSRF tokens for writes (SAP gateways), through core's `csrf()` plugin on the client this OData client
+   * creates: `'auto'` (default) fetches a token once the service answers a write with `403` and
+   * `X-CSRF-Token: Required`, `true` fetches before the first write, `false` never. With `client` given,
+   * add `csrf()` to its plugins yourself.
+   */
+  csrf?: 'auto' | boolean;
+  /** Send PATCH/MERGE, PUT and DELETE as POST with `X-HTTP-Method` (gateways that pass only GET and POST). Default false. */
+  tunnel?: boolean;
 }
 
 const OPTION_KEYS = [
   'serviceURL', 'client', 'http', 'version', 'loadMetadata', 'largeNumbers', 'allowedOrigins', 'rebaseLinks',
-  'pageRetries', 'maxPages', 'maxRecordBytes', 'maxPageBytes',
+  'pageRetries', 'maxPages', 'maxRecordBytes', 'maxPageBytes', 'csrf', 'tunnel',
 ] as const;
 
 const PROTOCOLS: Record<ODataVersion, ODataProtocol> = { '2.0': v2, '4.0': v4 };
@@ -107,6 +119,7 @@ export class ODataClient {
   private metadataPromise: Promise<ServiceMetadata> | undefined;
   private metadataValue: ServiceMetadata | undefined;
   private readonly largeNumbers: 'string' | 'number';
+  private readonly tunnel: boolean;
   private readonly defaults: { pageRetries: number; maxPages: number | undefined; maxRecordBytes: number | undefined; maxPageBytes: number | undefined };
 
   /** Prefer {@link createODataClient}. */
@@ -129,7 +142,19 @@ export class ODataClient {
     if (options.client !== undefined && options.http !== undefined) throw new ConfigError('http', 'cannot be combined with client');
     this.ownsClient = options.client === undefined;
     // With the service as base URL, core sends same-origin URLs verbatim (no WHATWG re-encoding of ').
-    this.http = options.client ?? createClient({ baseURL: this.serviceURL, ...options.http });
+    const csrfMode = options.csrf ?? 'auto';
+    if (csrfMode !== 'auto' && typeof csrfMode !== 'boolean') throw new ConfigError('csrf', `must be 'auto', true or false, got ${String(csrfMode)}`);
+    if (options.client !== undefined && csrfMode === true && options.client.plugin('csrf') === undefined) {
+      throw new ConfigError('csrf', 'cannot be added to a client you pass: create it with plugins: [csrf()] from @sluice/core');
+    }
+    const plugins: Plugin[] = [...(options.http?.plugins ?? [])];
+    if (csrfMode !== false && !plugins.some((p) => p.name === 'csrf')) {
+      // The token is fetched from the service root, with its own options (SAP sessions are per sap-client).
+      const query = this.serviceParams.map(([n, v]) => `${encodeOptionValue(n)}=${encodeOptionValue(v)}`).join('&');
+      plugins.push(csrf({ mode: csrfMode === true ? 'always' : 'auto', fetchURL: this.serviceURL + (query ? `?${query}` : '') }));
+    }
+    this.http = options.client ?? createClient({ baseURL: this.serviceURL, ...options.http, plugins });
+    this.tunnel = checkBoolean(options.tunnel, 'tunnel') ?? false;
     const largeNumbers = options.largeNumbers ?? 'string';
     if (largeNumbers !== 'string' && largeNumbers !== 'number') throw new ConfigError('largeNumbers', `must be 'string' or 'number', got ${String(largeNumbers)}`);
     this.largeNumbers = largeNumbers;
@@ -150,6 +175,19 @@ export class ODataClient {
   /** Addresses a singleton (OData v4 `Me`, `Company`): read it with `get()`, navigate with `nav()`/`navMany()`. */
   singleton<T = Record<string, unknown>>(name: string): EntityQuery<T> {
     return EntityQuery.singleton<T>(this, name);
+  }
+
+  /**
+   * An unbound action (an action import; a v2 function import, with the method `$metadata` declares):
+   * add parameters with `parameter()`, send with `execute()`. T is the returned value's type.
+   */
+  action<T = unknown>(name: string): ActionCall<T> {
+    return new ActionCall<T>(this, name, undefined, []);
+  }
+
+  /** An unbound function (a function import): parameters go into the URL as escaped literals. */
+  function<T = unknown>(name: string, params?: Readonly<Record<string, unknown>>): FunctionCall<T> {
+    return new FunctionCall<T>(this, name, undefined, paramsOf(params));
   }
 
   /** The OData version in use, once known (explicit, or detected by a first read or `ready()`). */
@@ -275,7 +313,27 @@ export class ODataClient {
     const ctx = this.context(protocol, entityType, options);
     const response = await send(ctx, url, options.signal);
     await expectJson(response);
-    return protocol.decodeEntity(await response.json(), ctx.decode);
+    return withETag(protocol.decodeEntity(await response.json(), ctx.decode), response.headers.get('etag'));
+  }
+
+  /** @internal */
+  async exchange(init: ExchangeInit): Promise<SluiceResponse> {
+    const response = await this.http.request({
+      method: init.method, path: init.url, headers: init.headers, body: init.body, signal: init.signal, throwHttpErrors: false,
+      ...(init.timeout !== undefined ? { timeout: init.timeout } : {}),
+    });
+    try {
+      this.checkVersion(response);
+    } catch (error) {
+      await response.cancel();
+      throw error;
+    }
+    return response;
+  }
+
+  /** @internal */
+  writeSettings(): WriteSettings {
+    return { largeNumbers: this.largeNumbers, tunnel: this.tunnel };
   }
 
   /** @internal */

@@ -33,3 +33,14 @@ export { MetadataParseError } from './metadata/parse-error.js';
 export type {
   ServiceMetadata, EntitySetInfo, EntityTypeInfo, PropertyInfo, NavigationInfo, ComplexTypeInfo, OperationInfo, OperationImportInfo, ParameterInfo,
 } from './metadata/model.js';
+export { etagOf, type ETagSource } from './write/etag.js';
+export { PreconditionFailedError, PreconditionRequiredError, ReadOnlyQueryError } from './write/errors.js';
+export type { CreateOptions, UpdateOptions, DeleteOptions, WriteResult } from './write/entity-writes.js';
+export type { ConditionalRead } from './write/conditional.js';
+export type { WriteOptions } from './write/host.js';
+export type { WriteProtocol, OperationParam, OperationRequest } from './protocol/write.js';
+export { ActionCall, FunctionCall, type ActionOptions, type FunctionOptions, type ActionResult } from './operations/call.js';
+export { AsyncPoller, AsyncOpStatus, createAsyncPoller, type AsyncPollerOptions, type AsyncStatus } from './operations/async.js';
+export {
+  AsyncOperationError, AsyncOperationFailedError, AsyncOperationTimeoutError, AsyncOperationCancelledError, UnknownOperationError,
+} from './operations/errors.js';

@@ -1,5 +1,6 @@
 import type { EntityTypeInfo, ServiceMetadata } from '../metadata/model.js';
 import type { Literal } from '../query/literal.js';
+import type { WriteProtocol } from './write.js';
 
 /** OData protocol versions sluice speaks. */
 export type ODataVersion = '2.0' | '4.0';
@@ -60,4 +61,6 @@ export interface ODataProtocol {
   decodeEntity(body: unknown, ctx: DecodeContext): unknown;
   /** The version a response declares in its headers, if any. */
   readonly versionHeader: string;
+  /** Writing: value spelling, update method, `Prefer`, operation calls. */
+  readonly write: WriteProtocol;
 }

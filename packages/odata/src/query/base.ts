@@ -11,6 +11,7 @@ import { checkParamName, checkSelect } from './options.js';
 import type { SearchExpr } from './search.js';
 import { v2 } from '../v2/protocol.js';
 import { v4 } from '../v4/protocol.js';
+import type { WriteHost } from '../write/host.js';
 
 /** A key: one value, or property names to values for a composite key (`{ OrderID: 1, ItemNo: 'A' }`). */
 export type KeyValue = LiteralValue | Readonly<Record<string, LiteralValue>>;
@@ -34,8 +35,8 @@ export interface ReadOptions {
   deadline?: number | Date | false;
 }
 
-/** What a query needs from its client to build URLs and run. @internal */
-export interface QueryHost {
+/** What a query needs from its client to build URLs and run (writes and operations included). @internal */
+export interface QueryHost extends WriteHost {
   readonly serviceURL: string;
   /** The protocol if the version is known already (explicit or detected), else undefined. */
   knownProtocol(): ODataProtocol | undefined;

@@ -1,6 +1,12 @@
 import { initialState, QueryBase, type QueryHost, type QueryState, type ReadOptions } from './base.js';
 import { checkIdentifier, checkPath } from './names.js';
 import { Query } from './query.js';
+import { ActionCall, FunctionCall, paramsOf } from '../operations/call.js';
+import { readIfChanged, type ConditionalRead } from '../write/conditional.js';
+import {
+  checkWritable, deleteEntity, updateEntity, type DeleteOptions, type UpdateOptions, type WriteResult, type WriteTarget,
+} from '../write/entity-writes.js';
+import type { ETagSource } from '../write/etag.js';
 
 /**
  * An immutable query on one entity: an entity addressed by key (`od.from('Products').key(1)`), a
@@ -38,6 +44,52 @@ export class EntityQuery<T = Record<string, unknown>> extends QueryBase<T> {
   async get(options: ReadOptions = {}): Promise<T> {
     const { url, entityType } = await this.prepared(options.signal);
     return (await this.host.runGet(url, entityType, options)) as T;
+  }
+
+  /**
+   * GET with `If-None-Match`: `{ modified: false }` when the entity still has `etag` (a `304`, no body),
+   * else `{ modified: true, value }`.
+   */
+  readIfChanged(etag: ETagSource, options: ReadOptions = {}): Promise<ConditionalRead<T>> {
+    return readIfChanged<T>(this.target(), etag, options);
+  }
+
+  /**
+   * Changes some properties (v4 PATCH, v2 MERGE). With `{ etag }` (a string, `'*'`, or the entity read
+   * earlier), or an `@odata.etag` on `changes`, sends `If-Match`: a changed entity is a
+   * PreconditionFailedError, a service demanding it a PreconditionRequiredError.
+   */
+  update(changes: Partial<T> & Record<string, unknown>, options: UpdateOptions = {}): Promise<WriteResult<T>> {
+    checkWritable(this.state, 'update()');
+    return updateEntity<T>(this.target(), changes, options, false);
+  }
+
+  /** Replaces the whole entity (PUT): properties not given are reset to their defaults. `etag` as for update(). */
+  replace(entity: Partial<T> & Record<string, unknown>, options: UpdateOptions = {}): Promise<WriteResult<T>> {
+    checkWritable(this.state, 'replace()');
+    return updateEntity<T>(this.target(), entity, options, true);
+  }
+
+  /** Deletes the entity; `etag` as for update(). */
+  delete(options: DeleteOptions = {}): Promise<void> {
+    checkWritable(this.state, 'delete()');
+    return deleteEntity(this.target(), options);
+  }
+
+  /** An action bound to this entity (v4), such as `od.from('Orders').key(7).action('Demo.Approve')`. */
+  action<R = unknown>(name: string): ActionCall<R> {
+    checkWritable(this.state, 'A bound action');
+    return new ActionCall<R>(this.host, name, { render: (p) => this.render(p), collection: false }, []);
+  }
+
+  /** A function bound to this entity (v4). */
+  function<R = unknown>(name: string, params?: Readonly<Record<string, unknown>>): FunctionCall<R> {
+    checkWritable(this.state, 'A bound function');
+    return new FunctionCall<R>(this.host, name, { render: (p) => this.render(p), collection: false }, paramsOf(params));
+  }
+
+  private target(): WriteTarget {
+    return { host: this.host, render: (p) => this.render(p) };
   }
 
   private navState(property: string): QueryState {

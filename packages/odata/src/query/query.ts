@@ -7,6 +7,8 @@ import { Expr, FilterBuilder } from './filter.js';
 import { checkIdentifier } from './names.js';
 import { checkCount, checkOrderBy } from './options.js';
 import { toSearch, type SearchBuilder, type SearchExpr } from './search.js';
+import { ActionCall, FunctionCall, paramsOf } from '../operations/call.js';
+import { checkWritable, createEntity, type CreateOptions, type WriteResult } from '../write/entity-writes.js';
 
 export { encodeOptionValue, type KeyValue, type ReadOptions } from './base.js';
 
@@ -108,6 +110,29 @@ export class Query<T = Record<string, unknown>> extends QueryBase<T> {
   private async *pageItems(options: Omit<StreamOptions, 'prefetch'>): AsyncGenerator<Page<T>> {
     const { url, entityType } = await this.prepared(options.signal);
     yield* this.host.runPages(url, entityType, options) as AsyncGenerator<Page<T>>;
+  }
+
+  /**
+   * POSTs a new entity to this entity set or navigation collection (deep insert: related entities inline
+   * under their navigation property). Values are encoded by their EDM type when `$metadata` is loaded (a
+   * wrong type is a ConfigError before anything is sent). Resolves with the created entity (with its
+   * `@odata.etag`) unless `prefer: 'minimal'`, and its `location` either way.
+   */
+  create(entity: Partial<T> & Record<string, unknown>, options: CreateOptions = {}): Promise<WriteResult<T>> {
+    checkWritable(this.state, 'create()');
+    return createEntity<T>({ host: this.host, render: (p) => this.render(p) }, entity, options);
+  }
+
+  /** An action bound to this collection (v4), such as `od.from('Orders').action('Demo.CloseAll')`. */
+  action<R = unknown>(name: string): ActionCall<R> {
+    checkWritable(this.state, 'A bound action');
+    return new ActionCall<R>(this.host, name, { render: (p) => this.render(p), collection: true }, []);
+  }
+
+  /** A function bound to this collection (v4), such as `od.from('Orders').function('Demo.TotalAmount')`. */
+  function<R = unknown>(name: string, params?: Readonly<Record<string, unknown>>): FunctionCall<R> {
+    checkWritable(this.state, 'A bound function');
+    return new FunctionCall<R>(this.host, name, { render: (p) => this.render(p), collection: true }, paramsOf(params));
   }
 
   /** GET `/<EntitySet>/$count` (with `$filter`/`$search` if set): the number of matching records. */

@@ -1,6 +1,7 @@
 import { ODataVersionError } from '../errors.js';
 import type { ODataProtocol, PageInfo } from '../protocol/types.js';
 import type { Literal } from '../query/literal.js';
+import { v2Write } from './write.js';
 import { jsonType } from '../v4/protocol.js';
 import { decodeV2Record } from './values.js';
 
@@ -41,6 +42,7 @@ const object = (v: unknown): Record<string, unknown> | undefined =>
 /** The OData v2 protocol: verbose JSON `d.results` / `d.__next` / `d.__count`, `/Date(ms)/`, typed literals. */
 export const v2: ODataProtocol = {
   version: '2.0',
+  write: v2Write,
   versionHeader: 'dataserviceversion',
   formatLiteral,
   countOption: ['$inlinecount', 'allpages'],

@@ -1,6 +1,7 @@
 import { ODataVersionError } from '../errors.js';
 import type { DecodeContext, ODataProtocol, PageInfo } from '../protocol/types.js';
 import type { Literal } from '../query/literal.js';
+import { v4Write } from './write.js';
 
 const quote = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
@@ -30,6 +31,7 @@ export function jsonType(value: unknown): string {
 /** The OData 4.0 protocol: JSON format `value` / `@odata.nextLink` / `@odata.count`, ISO dates. */
 export const v4: ODataProtocol = {
   version: '4.0',
+  write: v4Write,
   versionHeader: 'odata-version',
   formatLiteral,
   countOption: ['$count', 'true'],

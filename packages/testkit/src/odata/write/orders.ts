@@ -68,16 +68,16 @@ export function readValue(f: FieldDef, raw: unknown, d: Dialect): string | numbe
       if (f.maxLength !== undefined && raw.length > f.maxLength) throw badRequest(`Property '${f.name}' is longer than ${f.maxLength}`, f.name);
       return raw;
     case 'Edm.Decimal': {
-      // JSON Format 4.01 section 3.2: strings only with IEEE754Compatible; v2 always strings.
-      const text = d.version === 4 && !d.ieee ? (typeof raw === 'number' ? String(raw) : bad()) : typeof raw === 'string' ? raw : bad();
+      // JSON Format 4.01 section 3.2: strings only with IEEE754Compatible (numbers still allowed); v2 always strings.
+      const text = typeof raw === 'number' && d.version === 4 ? String(raw) : typeof raw === 'string' && (d.version === 2 || d.ieee) ? raw : bad();
       if (!DECIMAL.test(text)) return bad();
       const scale = text.includes('.') ? text.length - text.indexOf('.') - 1 : 0;
       if (f.scale !== undefined && scale > f.scale) throw badRequest(`Property '${f.name}' has more than ${f.scale} decimals`, f.name);
       return text;
     }
     case 'Edm.Int64': {
-      if (d.version === 4 && !d.ieee) return typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : bad();
-      return typeof raw === 'string' && INTEGER.test(raw) ? raw : bad();
+      if (d.version === 4 && typeof raw === 'number') return Number.isSafeInteger(raw) ? String(raw) : bad();
+      return typeof raw === 'string' && INTEGER.test(raw) && (d.version === 2 || d.ieee) ? raw : bad();
     }
     case 'Edm.DateTimeOffset': {
       if (typeof raw !== 'string') return bad();

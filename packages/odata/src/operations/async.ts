@@ -1,0 +1,158 @@
+import { AbortError, Client, ConfigError, parseRetryAfter, redactURL, sleep, type SluiceResponse } from '@sluice/core';
+import type { ODataClient } from '../client.js';
+import { ForeignOriginError } from '../links/policy.js';
+import { toODataError } from '../read/error-body.js';
+import { AsyncOperationCancelledError, AsyncOperationFailedError, AsyncOperationTimeoutError } from './errors.js';
+
+/** The states of an async operation (SPEC 2.5, 3.2). */
+export const AsyncOpStatus = {
+  Running: 'Running',
+  Succeeded: 'Succeeded',
+  Failed: 'Failed',
+  Cancelled: 'Cancelled',
+} as const;
+/** One of {@link AsyncOpStatus}. */
+export type AsyncOpStatus = (typeof AsyncOpStatus)[keyof typeof AsyncOpStatus];
+
+/** Options of {@link createAsyncPoller} (SPEC 4.5 WithPollInterval, WithMaxPolls). */
+export interface AsyncPollerOptions {
+  /** Wait between polls in ms (default 2000), unless the service sends `Retry-After`. */
+  pollInterval?: number;
+  /** Polls before giving up with AsyncOperationTimeoutError (default 30). */
+  maxPolls?: number;
+}
+
+/** The final status `wait()` resolves with. */
+export interface AsyncStatus<T = unknown> {
+  readonly status: typeof AsyncOpStatus.Succeeded;
+  /** Where the result is (`ResultURL` of the status body, or the URL a 303 led to), resolved; never fetched by the poller. */
+  readonly resultURL: string | undefined;
+  /** The result when the monitor answered with it (OData status monitor: 200 with the result, or after a 303). */
+  readonly value: T | undefined;
+  /** The last status body as JSON, when there was one. */
+  readonly body: unknown;
+  readonly polls: number;
+}
+
+const STATUS_WORDS: Record<string, AsyncOpStatus> = {
+  running: 'Running', inprogress: 'Running', notstarted: 'Running', pending: 'Running', accepted: 'Running',
+  succeeded: 'Succeeded', completed: 'Succeeded', done: 'Succeeded',
+  failed: 'Failed', error: 'Failed', cancelled: 'Cancelled', canceled: 'Cancelled',
+};
+
+function field(body: unknown, ...names: string[]): unknown {
+  if (typeof body !== 'object' || body === null) return undefined;
+  for (const name of names) if (name in body) return (body as Record<string, unknown>)[name];
+  return undefined;
+}
+
+/**
+ * Watches an asynchronous operation (SPEC 3.2, 4.5, 7) at its status URL. Understands a status resource
+ * (`{"Status":"Running"}` … `Succeeded` with `ResultURL`, `Failed`, `Cancelled`) and the standard OData
+ * status monitor (`202` while running, then `200` with the result or a `303` to it); an error status from
+ * the monitor is the operation's failure. Waits `pollInterval`, or the service's `Retry-After`.
+ */
+export class AsyncPoller<T = unknown> {
+  /** The status URL polled. */
+  readonly statusURL: string;
+  private readonly http: Client;
+  private readonly pollInterval: number;
+  private readonly maxPolls: number;
+
+  /** Prefer {@link createAsyncPoller}. */
+  constructor(http: Client, statusURL: string, options: AsyncPollerOptions) {
+    this.http = http;
+    this.statusURL = statusURL;
+    this.pollInterval = options.pollInterval ?? 2000;
+    this.maxPolls = options.maxPolls ?? 30;
+    if (!Number.isFinite(this.pollInterval) || this.pollInterval < 0) throw new ConfigError('pollInterval', `must be a number of ms >= 0, got ${String(options.pollInterval)}`);
+    if (!Number.isSafeInteger(this.maxPolls) || this.maxPolls < 1) throw new ConfigError('maxPolls', `must be an integer >= 1, got ${String(options.maxPolls)}`);
+  }
+
+  /**
+   * Polls until the operation ends. Succeeded resolves; Failed throws AsyncOperationFailedError,
+   * Cancelled AsyncOperationCancelledError, `maxPolls` polls while running AsyncOperationTimeoutError;
+   * an abort (or an `AbortSignal.timeout` deadline) ends the wait with AbortError, whatever polls remain.
+   */
+  async wait(options: { signal?: AbortSignal } = {}): Promise<AsyncStatus<T>> {
+    const { signal } = options;
+    const shown = redactURL(this.statusURL);
+    for (let polls = 1; ; polls++) {
+      const response = await this.http.request({ method: 'GET', path: this.statusURL, signal, throwHttpErrors: false, headers: { accept: 'application/json' } });
+      if (response.status >= 400) {
+        const cause = await toODataError(response);
+        throw new AsyncOperationFailedError(shown, polls, cause.message, undefined, { cause });
+      }
+      const { status, body } = await this.read(response);
+      if (status === 'Succeeded') {
+        const result = field(body, 'ResultURL', 'resultURL', 'resultUrl', 'resourceLocation');
+        const resultURL = typeof result === 'string' ? new URL(result, response.url).href : response.redirected ? response.url : undefined;
+        const value = field(body, 'Status', 'status') === undefined ? body as T : undefined;
+        return { status, resultURL, value, body, polls };
+      }
+      if (status === 'Failed') {
+        const error = field(body, 'Error', 'error');
+        const detail = typeof error === 'string' ? error : String(field(error, 'message') ?? '');
+        throw new AsyncOperationFailedError(shown, polls, detail, body);
+      }
+      if (status === 'Cancelled') throw new AsyncOperationCancelledError(shown, polls);
+      if (polls >= this.maxPolls) throw new AsyncOperationTimeoutError(shown, polls);
+      const wait = parseRetryAfter(response.headers.get('retry-after') ?? undefined) ?? this.pollInterval;
+      try {
+        await sleep(wait, signal);
+      } catch (reason) {
+        throw new AbortError('GET', this.statusURL, { cause: reason });
+      }
+    }
+  }
+
+  /** Asks the service to cancel the operation (`DELETE` on the status URL, OData 4.01 Part 1 section 9.1.3). */
+  async cancel(options: { signal?: AbortSignal } = {}): Promise<void> {
+    const response = await this.http.request({ method: 'DELETE', path: this.statusURL, signal: options.signal, throwHttpErrors: false });
+    if (response.status >= 400) throw await toODataError(response);
+    await response.cancel();
+  }
+
+  private async read(response: SluiceResponse): Promise<{ status: AsyncOpStatus; body: unknown }> {
+    // The OData status monitor answers 202 while the operation runs.
+    if (response.status === 202) {
+      await response.cancel();
+      return { status: 'Running', body: undefined };
+    }
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = text.trim() === '' ? undefined : JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    const word = field(body, 'Status', 'status');
+    if (typeof word !== 'string') return { status: 'Succeeded', body };
+    const status = STATUS_WORDS[word.toLowerCase().replace(/[\s_-]/g, '')];
+    if (status === undefined) throw new AsyncOperationFailedError(redactURL(this.statusURL), 0, `unknown status ${JSON.stringify(word.slice(0, 40))}`, body);
+    return { status, body };
+  }
+}
+
+/**
+ * Creates a poller for the status URL of an async operation (SPEC 4.5 NewAsyncPoller). With an OData
+ * client the URL passes its link policy (same origin, rebased, or `allowedOrigins`; anything else is a
+ * ForeignOriginError before any request), so credentials never go to another origin; with a core client
+ * the URL must be on the client's base URL origin.
+ *
+ * @example
+ * ```ts
+ * const run = await od.action('StartJob').execute({ async: true })
+ * if (run.isAsync) await createAsyncPoller(od, run.location!, { pollInterval: 500 }).wait({ signal: AbortSignal.timeout(60_000) })
+ * ```
+ */
+export function createAsyncPoller<T = unknown>(client: ODataClient | Client, statusURL: string, options: AsyncPollerOptions = {}): AsyncPoller<T> {
+  if (typeof statusURL !== 'string' || statusURL === '') throw new ConfigError('statusURL', 'must be a URL');
+  if (client instanceof Client) {
+    if (!URL.canParse(statusURL, client.options.baseURL)) throw new ConfigError('statusURL', 'must be an absolute URL, or relative to the client\'s baseURL');
+    const url = new URL(statusURL, client.options.baseURL);
+    if (client.origin !== undefined && url.origin !== client.origin) throw new ForeignOriginError('statusURL', url.origin, client.origin);
+    return new AsyncPoller<T>(client, url.href, options);
+  }
+  return new AsyncPoller<T>(client.http, client.links.resolve('statusURL', statusURL, client.serviceURL), options);
+}

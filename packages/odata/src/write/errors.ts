@@ -1,0 +1,59 @@
+import { HttpError, SluiceError } from '@sluice/core';
+import { ODataError } from '../errors.js';
+
+/** The init an ODataError is built from, taken from an error read off a response. */
+function initOf(error: HttpError): ConstructorParameters<typeof ODataError>[0] {
+  const odata = error instanceof ODataError ? error : undefined;
+  return {
+    status: error.status, method: error.method, url: error.url, headers: error.headers, bodyExcerpt: error.bodyExcerpt, cause: error.cause,
+    code: odata?.code ?? '', message: odata?.odataMessage ?? '', target: odata?.target, details: odata?.details ?? [], requestId: odata?.requestId,
+  };
+}
+
+/**
+ * `412 Precondition Failed`: the entity changed since its ETag was read (SPEC 7), so the update or
+ * delete was not applied. `currentETag` is the ETag the server sent with the answer, when it did: read
+ * the entity again, merge, and retry with it.
+ *
+ * @example
+ * ```ts
+ * try { await orders.key(7).update({ Status: 'Shipped' }, { etag: order }) } catch (err) {
+ *   if (err instanceof PreconditionFailedError) console.warn('changed meanwhile; now', err.currentETag)
+ * }
+ * ```
+ */
+export class PreconditionFailedError extends ODataError {
+  /** The entity's current ETag, from the 412's `ETag` header. */
+  readonly currentETag: string | undefined;
+  constructor(error: HttpError) {
+    super(initOf(error));
+    this.currentETag = error.headers['etag'];
+    this.message = `${this.method} ${this.url}: the entity was changed since its ETag was read (412 Precondition Failed)${this.odataMessage ? `: ${this.odataMessage}` : ''}`;
+  }
+}
+
+/**
+ * `428 Precondition Required`: the service demands `If-Match` on this update or delete. Pass the ETag
+ * (`{ etag: entity }` from an earlier read, or a string), or `{ etag: '*' }` to overwrite whatever is
+ * there.
+ */
+export class PreconditionRequiredError extends ODataError {
+  constructor(error: HttpError) {
+    super(initOf(error));
+    this.message = `${this.method} ${this.url}: the service requires If-Match (428 Precondition Required); pass { etag } from a read, or '*'`;
+  }
+}
+
+/** Turns an error status into the typed error for it: 412 and 428 get their own classes. */
+export function writeError(error: HttpError): HttpError {
+  if (error.status === 412) return new PreconditionFailedError(error);
+  if (error.status === 428) return new PreconditionRequiredError(error);
+  return error;
+}
+
+/**
+ * A write was asked of a query that cannot take it: `create()` on a query with `$filter`, `$top` or other
+ * read options, `update()`/`delete()` on a query with `$select`/`$expand`, or a bound operation on a
+ * service version without them. Nothing was sent.
+ */
+export class ReadOnlyQueryError extends SluiceError {}

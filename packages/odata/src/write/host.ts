@@ -1,0 +1,51 @@
+import type { SluiceResponse } from '@sluice/core';
+import type { LinkPolicy } from '../links/policy.js';
+import type { ServiceMetadata } from '../metadata/model.js';
+import type { ODataProtocol } from '../protocol/types.js';
+
+/** One request a write or an operation sends (the client adds nothing but its plugins and retries). @internal */
+export interface ExchangeInit {
+  method: string;
+  /** Absolute URL. */
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal | undefined;
+  timeout?: number | false | undefined;
+}
+
+/** How the client writes: number mode, method tunnelling. @internal */
+export interface WriteSettings {
+  readonly largeNumbers: 'string' | 'number';
+  /** Send PATCH/MERGE, PUT and DELETE as POST with `X-HTTP-Method`. */
+  readonly tunnel: boolean;
+}
+
+/** What writes and operations need from the OData client. @internal */
+export interface WriteHost {
+  readonly serviceURL: string;
+  /** Query options of the service URL (`sap-client=100`), sent with every request. */
+  readonly serviceParams: readonly (readonly [string, string])[];
+  /** Where server-given links (Location, status URLs) may lead. */
+  readonly links: LinkPolicy;
+  ready(signal?: AbortSignal): Promise<ODataProtocol>;
+  loadedMetadata(): ServiceMetadata | undefined;
+  /** Sends one request through the core client, without throwing on an error status; checks the declared version. */
+  exchange(init: ExchangeInit): Promise<SluiceResponse>;
+  writeSettings(): WriteSettings;
+}
+
+/**
+ * Per-call options of every write and operation call: like reads, `headers`, `signal` and `timeout`
+ * apply to the request it sends.
+ */
+export interface WriteOptions {
+  /** Cancels the write. A write already received by the server may still take effect. */
+  signal?: AbortSignal;
+  /** Headers for this request; they win over the client's (not over content type and version headers). */
+  headers?: Readonly<Record<string, string>>;
+  /** Per-attempt timeout in ms (the core's `timeout`), or false. */
+  timeout?: number | false;
+  /** Send the method as POST with `X-HTTP-Method` (gateways and proxies that pass only GET and POST). */
+  tunnel?: boolean;
+}

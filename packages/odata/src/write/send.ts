@@ -1,0 +1,69 @@
+import type { SluiceResponse } from '@sluice/core';
+import { ODataFormatError } from '../errors.js';
+import type { ODataProtocol } from '../protocol/types.js';
+import { toODataError } from '../read/error-body.js';
+import { writeError } from './errors.js';
+import type { WriteHost, WriteOptions } from './host.js';
+
+const JSON_TYPE = /(^|\/|\+)json\b/i;
+
+/** What one modifying request carries besides its options. @internal */
+export interface WriteRequest {
+  /** `PATCH` means a partial update (v2 MERGE). */
+  method: 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'GET';
+  url: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  options: WriteOptions;
+}
+
+/**
+ * Sends a write: the version's method (MERGE, tunnelling), content type and version headers, the body as
+ * JSON. An error status becomes an ODataError (412 PreconditionFailedError, 428
+ * PreconditionRequiredError); a success answered with an HTML page (an SAP logon page after the session
+ * ended) is an ODataFormatError. @internal
+ */
+export async function sendWrite(host: WriteHost, protocol: ODataProtocol, req: WriteRequest): Promise<SluiceResponse> {
+  const settings = host.writeSettings();
+  const tunnel = req.options.tunnel ?? settings.tunnel;
+  const m = req.method === 'POST' || req.method === 'GET' ? { method: req.method, headers: {} } : protocol.write.method(req.method, tunnel);
+  const base = protocol.write.writeHeaders(settings.largeNumbers);
+  if (req.body === undefined) delete base['content-type'];
+  const response = await host.exchange({
+    method: m.method,
+    url: req.url,
+    headers: { ...req.options.headers, ...base, ...m.headers, ...req.headers },
+    ...(req.body === undefined ? {} : { body: JSON.stringify(req.body) }),
+    signal: req.options.signal,
+    timeout: req.options.timeout,
+  });
+  if (response.status >= 400) throw writeError(await toODataError(response));
+  const type = response.headers.get('content-type');
+  if (response.status !== 204 && type !== null && /text\/html/i.test(type)) {
+    await response.cancel();
+    throw new ODataFormatError(
+      `${m.method} answered ${response.status} with an HTML page instead of OData: most likely a logon page because the session ended (sign in again, or check the credentials)`,
+      response.status,
+    );
+  }
+  return response;
+}
+
+/** The JSON body of a successful answer, or undefined when it has none (204, empty). @internal */
+export async function readJsonBody(response: SluiceResponse): Promise<unknown> {
+  const type = response.headers.get('content-type');
+  if (response.status === 204 || response.status === 202) {
+    await response.cancel();
+    return undefined;
+  }
+  const text = await response.text();
+  if (text.trim() === '') return undefined;
+  if (type !== null && !JSON_TYPE.test(type)) {
+    throw new ODataFormatError(`${response.method} expected a JSON response, got content-type ${type}`, response.status);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new ODataFormatError(`${response.method} answered invalid JSON`, response.status, { cause });
+  }
+}
