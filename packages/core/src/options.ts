@@ -1,5 +1,6 @@
 import { checkDeadline } from './deadline.js';
 import { ConfigError } from './errors.js';
+import { checkOptionKeys } from './option-keys.js';
 import type { SluiceEventListener } from './events.js';
 import type { Plugin } from './plugin.js';
 import { CREDENTIAL_HEADERS } from './redact.js';
@@ -196,9 +197,27 @@ export function checkBaseURL(baseURL: unknown): string | undefined {
   return baseURL;
 }
 
+/**
+ * Every key {@link ClientOptions} accepts: the one list of known options (a new option fails to compile until
+ * it is added here). Anything else is refused by {@link checkOptionKeys} with the nearest valid key.
+ */
+const CLIENT_OPTION_KEYS = Object.keys({
+  baseURL: true, urlNormalization: true, timeout: true, deadline: true, retry: true, headers: true, sensitiveHeaders: true,
+  plugins: true, transport: true, proxy: true, tls: true, maxRedirects: true, throwHttpErrors: true, maxResponseBytes: true,
+  rateLimit: true, circuitBreaker: true, retryBudget: true, bulkhead: true, pauseOnRetryAfter: true, onEvent: true,
+} satisfies Record<keyof ClientOptions, true>);
+
+/** Names other HTTP clients use for our options. */
+const CLIENT_OPTION_HINTS: Readonly<Record<string, string>> = {
+  prefixUrl: 'baseURL', baseUri: 'baseURL', url: 'baseURL', retries: 'retry', maxRetries: 'retry', hooks: 'plugins',
+  dispatcher: 'transport', agent: 'transport', httpsAgent: 'transport', maxContentLength: 'maxResponseBytes',
+  followRedirect: 'maxRedirects', totalTimeout: 'deadline',
+};
+
 /** Validates every client option and fills in defaults. */
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
   if (options === null || typeof options !== 'object') throw new ConfigError('options', 'must be an object');
+  checkOptionKeys('', options, CLIENT_OPTION_KEYS, CLIENT_OPTION_HINTS);
   const modes = Object.values(URLNormalization) as string[];
   const urlNormalization = options.urlNormalization ?? URLNormalization.Auto;
   if (!modes.includes(urlNormalization)) throw new ConfigError('urlNormalization', `must be one of ${modes.join(', ')}, got ${String(urlNormalization)}`);

@@ -92,7 +92,7 @@ describe('circuitBreaker', () => {
   it('a failed probe opens the circuit again for another openDuration', async () => {
     await switchable();
     const changes: CircuitStateChange[] = [];
-    const c = breakerClient({ consecutiveFailures: 2, openDuration: 60 }, changes);
+    const c = breakerClient({ consecutiveFailures: 2, openDuration: 400 }, changes);
     await expect(c.get('x')).rejects.toBeInstanceOf(HttpError);
     await expect(c.get('x')).rejects.toBeInstanceOf(HttpError);
     const open = (await c.get('x').catch((e: unknown) => e)) as CircuitOpenError;
