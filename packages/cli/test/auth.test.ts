@@ -124,4 +124,19 @@ describe('sluice auth', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('sluice: Authorization failed: access_denied (user said no)');
   });
+
+  it('Ctrl-C while waiting for the sign-in exits 130 and closes the loopback listener', async () => {
+    const child = cli.spawn(['count', guarded.v4, 'Products', '--client-id', OIDC_CLIENTS.publicApp.clientId, '--token-url', op.tokenURL, '--auth-url', op.authorizationURL, '--no-browser']);
+    const done = collectCLI(child);
+    let seen = '';
+    await new Promise<void>((resolve) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (/\/auth\?\S+$/m.test(seen)) resolve();
+      });
+    });
+    child.kill('SIGINT');
+    const r = await done;
+    expect(r.code).toBe(130);
+  });
 });
