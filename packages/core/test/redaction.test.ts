@@ -115,6 +115,17 @@ describe('credential headers on cross-origin redirects', () => {
     expect(seen['x-plain']).toBe('v-x-plain');
   });
 
+  it('default headers with an API key go only to the base URL origin', async () => {
+    const other = track(await startServer((req, res) => sendJSON(res, 200, req.headers)));
+    const home = track(await startServer((req, res) => sendJSON(res, 200, req.headers)));
+    const c = track(createClient({ baseURL: `${home.origin}/api`, headers: { 'x-api-key': 'k1', 'ocp-apim-subscription-key': 'k2', 'x-team': 't' } }));
+    expect(await c.getJSON('me')).toMatchObject({ 'x-api-key': 'k1', 'ocp-apim-subscription-key': 'k2' });
+    const elsewhere = await c.getJSON<Record<string, string>>(`${other.origin}/x`);
+    expect(elsewhere['x-api-key']).toBeUndefined();
+    expect(elsewhere['ocp-apim-subscription-key']).toBeUndefined();
+    expect(elsewhere['x-team']).toBe('t');
+  });
+
   it('client.options shows credential headers redacted', () => {
     const c = createClient({ headers: { authorization: 'Bearer tok123', 'x-api-key': 'k', 'x-my-token': 'm', accept: 'text/plain' }, sensitiveHeaders: ['x-my-token'] });
     expect(c.options.headers).toMatchObject({ authorization: '[REDACTED]', 'x-api-key': '[REDACTED]', 'x-my-token': '[REDACTED]', accept: 'text/plain' });
