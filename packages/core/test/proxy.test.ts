@@ -1,3 +1,5 @@
+import { connect, type AddressInfo } from 'node:net';
+import { createServer as createTLSServer, type Server as TLSServer } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPKI, sendJSON, startForwardProxy, startServer, type ForwardProxy, type TestPKI, type TestServer } from '@sluice/testkit';
 import { createClient, NetworkError, ProxyError, type ClientOptions } from '@sluice/core';
@@ -185,5 +187,47 @@ describe('proxy: false', () => {
     process.env['HTTPS_PROXY'] = proxy.url;
     const c = client({ baseURL: api.origin, proxy: false });
     expect(await connectsDuring(proxy, () => c.getJSON('direct'))).toBe(0);
+  });
+});
+
+describe('an https:// proxy', () => {
+  /** A TLS front for the tinyproxy: the proxy connection itself is encrypted with the PKI's server certificate. */
+  async function tlsFront(): Promise<{ url: string; close(): Promise<void> }> {
+    const sockets = new Set<import('node:net').Socket>();
+    const front: TLSServer = createTLSServer({ cert: pki.server.cert, key: pki.server.key }, (socket) => {
+      const upstream = connect(proxy.port, '127.0.0.1');
+      sockets.add(socket).add(upstream);
+      socket.pipe(upstream).pipe(socket);
+      const drop = (): void => { socket.destroy(); upstream.destroy(); };
+      socket.on('error', drop).on('close', drop);
+      upstream.on('error', drop).on('close', drop);
+    });
+    front.on('tlsClientError', () => undefined);
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `https://127.0.0.1:${(front.address() as AddressInfo).port}`,
+      close: () => new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        front.close(() => resolve());
+      }),
+    };
+  }
+
+  it('is reached over TLS, checked against tls.ca like the target', async () => {
+    const front = track(await tlsFront());
+    const c = client({ baseURL: api.origin, proxy: front.url });
+    expect(await connectsDuring(proxy, () => c.getJSON('over-tls'))).toBe(1);
+  });
+
+  it('whose certificate is not trusted fails without sending anything', async () => {
+    const front = track(await tlsFront());
+    const c = track(createClient({ baseURL: api.origin, proxy: front.url, retry: false }));
+    let error: unknown;
+    const connects = await connectsDuring(proxy, async () => {
+      error = await c.get('x').catch((e: unknown) => e);
+    });
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).code).toMatch(/UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT/);
+    expect(connects).toBe(0);
   });
 });
