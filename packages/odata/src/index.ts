@@ -33,6 +33,7 @@ export { MetadataParseError } from './metadata/parse-error.js';
 export type {
   ServiceMetadata, EntitySetInfo, EntityTypeInfo, PropertyInfo, NavigationInfo, ComplexTypeInfo, OperationInfo, OperationImportInfo, ParameterInfo,
 } from './metadata/model.js';
+export { BatchFormatError } from './batch/errors.js';
 export { etagOf, type ETagSource } from './write/etag.js';
 export { PreconditionFailedError, PreconditionRequiredError, ReadOnlyQueryError } from './write/errors.js';
 export type { CreateOptions, UpdateOptions, DeleteOptions, WriteResult } from './write/entity-writes.js';
