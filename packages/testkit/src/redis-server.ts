@@ -29,14 +29,15 @@ export async function startRedisServer(): Promise<RedisTestServer> {
     throw new Error('redis-server is not on PATH: install it (apt-get install -y redis-server) to run the @sluice/redis tests');
   }
   const dir = mkdtempSync(join(tmpdir(), 'sluice-redis-'));
-  const port = await freePort();
+  let port = await freePort();
   let child: ChildProcess | undefined;
 
   const start = async (): Promise<void> => {
     if (child !== undefined) return;
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'no', '--loglevel', 'warning'];
-    // The shell waits on its stdin: when this process dies the pipe closes, and the server is stopped.
-    const script = 'redis-server "$@" & pid=$!; trap "kill $pid 2>/dev/null; exit 0" TERM; cat >/dev/null; kill $pid 2>/dev/null; wait $pid';
+    // A watcher waits on the shell's stdin: when this process dies the pipe closes and the server is
+    // stopped. The shell itself exits with the server, so a failed start (port taken) shows at once.
+    const script = 'exec 3<&0; redis-server "$@" & pid=$!; (cat <&3 >/dev/null; kill $pid 2>/dev/null) & trap "kill $pid 2>/dev/null" TERM; wait $pid';
     const proc = spawn('sh', ['-c', script, 'sh', ...args], { stdio: ['pipe', 'ignore', 'inherit'] });
     child = proc;
     try {
@@ -57,7 +58,16 @@ export async function startRedisServer(): Promise<RedisTestServer> {
     await exited;
   };
 
-  await start();
+  // The free port may be taken by someone else before redis-server binds it: try another.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await start();
+      break;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      port = await freePort();
+    }
+  }
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
