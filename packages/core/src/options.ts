@@ -212,6 +212,8 @@ const CLIENT_OPTION_HINTS: Readonly<Record<string, string>> = {
   prefixUrl: 'baseURL', baseUri: 'baseURL', url: 'baseURL', retries: 'retry', maxRetries: 'retry', hooks: 'plugins',
   dispatcher: 'transport', agent: 'transport', httpsAgent: 'transport', maxContentLength: 'maxResponseBytes',
   followRedirect: 'maxRedirects', totalTimeout: 'deadline',
+  httpProxy: 'proxy', httpsProxy: 'proxy', proxyUrl: 'proxy', ca: 'tls', cert: 'tls', key: 'tls', pfx: 'tls', https: 'tls',
+  rejectUnauthorized: 'tls (insecureSkipVerify)',
 };
 
 /** Validates every client option and fills in defaults. */

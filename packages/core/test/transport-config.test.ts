@@ -61,6 +61,14 @@ describe('bad proxy settings fail at construction', () => {
     void transport.close();
   });
 
+  it.each([
+    ['httpsProxy', 'did you mean proxy?'],
+    ['ca', 'did you mean tls?'],
+    ['rejectUnauthorized', 'did you mean tls (insecureSkipVerify)?'],
+  ])('points %s, as other clients name it, to the sluice option', (key, hint) => {
+    expect(configError({ [key]: 'x' } as ClientOptions).message).toBe(`${key} is not a known option; ${hint}`);
+  });
+
   it('accepts a host:port without a scheme, as curl does', () => {
     const c = createClient({ proxy: 'proxy.corp:3128' });
     void c.close();
