@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', 'bench/.out/**', '**/node_modules/**', 'docs/**', 'coverage/**', '**/*.generated.*', '**/conformance/grammar*'] },
+  { ignores: ['**/dist/**', 'bench/.out/**', '**/node_modules/**', 'docs/**', 'coverage/**', '**/*.generated.*', '**/conformance/grammar*', 'packages/release-test/test/fixtures/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -72,7 +72,7 @@ export interface Transport {
   /** Releases pooled connections; further sends fail. */
   close(): Promise<void>;
   /** Headers this transport wants on every request (such as `accept-encoding`); the client's defaults win. */
-  readonly defaultHeaders?: Readonly<Record<string, string>>;
+  readonly defaultHeaders?: Readonly<Record<string, string>> | undefined;
   /** Whether an error of this transport's own means its timeout elapsed (when it does not throw {@link TransportTimeoutError}). */
   isTimeout?(error: unknown): boolean;
   /** True when the transport does not check server certificates (`tls.insecureSkipVerify`): the client emits `tls.insecure`. */

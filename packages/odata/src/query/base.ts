@@ -104,10 +104,19 @@ export function keySegment(value: KeyValue): Segment {
  * {@link EntityQuery} (one entity) add what applies to them.
  */
 export abstract class QueryBase<T> {
+  // Declared as fields (not constructor parameters) so `@internal` keeps them out of the published types.
   /** @internal */
-  constructor(protected readonly host: QueryHost, protected readonly state: QueryState) {}
+  protected readonly host: QueryHost;
+  /** @internal */
+  protected readonly state: QueryState;
 
-  /** A copy of this query (same class) with some state replaced. */
+  /** @internal */
+  constructor(host: QueryHost, state: QueryState) {
+    this.host = host;
+    this.state = state;
+  }
+
+  /** @internal A copy of this query (same class) with some state replaced. */
   protected with(patch: Partial<QueryState>): this {
     const Self = this.constructor as new (host: QueryHost, state: QueryState) => this;
     return new Self(this.host, { ...this.state, ...patch });
