@@ -1,4 +1,7 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
+import ts from 'typescript';
 
 type TsupPlugin = NonNullable<Options['plugins']>[number];
 
@@ -26,12 +29,49 @@ export function classNames(): TsupPlugin {
   };
 }
 
+/**
+ * Removes the members (of classes, interfaces, type literals) whose doc comment says `@internal` from a
+ * bundled `.d.ts`, and the tag from the comments of other declarations. TypeScript's own `stripInternal`
+ * also drops module-level declarations, which breaks the bundle whenever another module imports one; a
+ * module-level helper stays in the types only where the public API refers to it.
+ */
+export function stripInternalMembers(text: string): string {
+  const source = ts.createSourceFile('index.d.ts', text, ts.ScriptTarget.Latest, true);
+  const cuts: [number, number][] = [];
+  const internal = (node: ts.Node): boolean => ts.getJSDocTags(node).some((tag) => tag.tagName.text === 'internal');
+  const visit = (node: ts.Node): void => {
+    if (ts.isClassDeclaration(node) || ts.isInterfaceDeclaration(node) || ts.isTypeLiteralNode(node)) {
+      for (const member of node.members) if (internal(member)) cuts.push([member.getFullStart(), member.getEnd()]);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  let out = text;
+  for (const [start, end] of cuts.sort((a, b) => b[0] - a[0])) out = out.slice(0, start) + out.slice(end);
+  return out.replace(/\/\*\*\s*@internal\s*\*\/\s*\n/g, '').replace(/[ \t]*@internal\b[ \t]*/g, ' ');
+}
+
+/** Applies {@link stripInternalMembers} to every `.d.ts`/`.d.cts` in `dir`. */
+function stripInternalIn(dir: string): void {
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    if (!/\.d\.c?ts$/.test(name)) continue;
+    const file = join(dir, name);
+    const text = readFileSync(file, 'utf8');
+    const stripped = stripInternalMembers(text);
+    if (stripped !== text) writeFileSync(file, stripped);
+  }
+}
+
+// tsup writes the `.d.ts` in a worker and offers no hook after it: the types are finished when the build
+// process exits, so they are post-processed then (synchronously, as an exit handler must).
+process.once('exit', () => stripInternalIn(join(process.cwd(), 'dist')));
+
 /** The build every published package shares: ESM + CJS + `.d.ts` from `src/index.ts`, for Node 20+. */
 export default defineConfig({
   entry: ['src/index.ts'],
   format: ['esm', 'cjs'],
-  // `@internal` members stay out of the published types.
-  dts: { compilerOptions: { stripInternal: true } },
+  dts: true,
   clean: true,
   sourcemap: true,
   target: 'node20',

@@ -78,5 +78,5 @@ export interface Transport {
   /** True when the transport does not check server certificates (`tls.insecureSkipVerify`): the client emits `tls.insecure`. */
   readonly insecureTLS?: boolean;
   /** Whether the transport presents a TLS client certificate (mutual TLS), when it knows; OAuth's `tls_client_auth` checks it. */
-  readonly clientCertificate?: boolean;
+  readonly clientCertificate?: boolean | undefined;
 }
