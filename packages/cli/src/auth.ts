@@ -72,6 +72,8 @@ export function resolveAuth(flags: AuthFlags, env: Env): AuthPlan {
   if (methods.length > 1) {
     throw new UsageError(`choose one auth method, got ${methods.join(' and ')}`, 'check the SLUICE_* variables in your environment too');
   }
+  if (flags.password !== undefined && !user) throw new UsageError('--password needs --user', `pass --user or set ${AUTH_ENV.user}`);
+  if (flags.clientSecret !== undefined && !clientId) throw new UsageError('--client-secret needs a client id', `pass --client-id or set ${AUTH_ENV.clientId}`);
   if (token) return { kind: 'bearer', token };
   if (user) {
     if (password === undefined) throw new UsageError('--user needs a password', `set ${AUTH_ENV.password} (or --password)`);

@@ -67,6 +67,12 @@ describe('sluice usage', () => {
     expect(r.stderr).toContain('set SLUICE_CLIENT_SECRET');
   });
 
+  it('a secret flag without its identity exits 2 and does not echo the secret', async () => {
+    const r = await cli.run(['count', SERVICE, 'Products', '--password', 'hunter2-x9'], { env: { SLUICE_USER: undefined } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('sluice: --password needs --user (pass --user or set SLUICE_USER)\n');
+  });
+
   it('--help prints the commands and exits 0', async () => {
     const r = await cli.run(['export', '--help']);
     expect(r.code).toBe(0);

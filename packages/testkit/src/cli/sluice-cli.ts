@@ -1,6 +1,6 @@
 // sluiceCLI: the `sluice` executable bundled from source once per process, for tests, benches and the demo.
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -51,7 +51,10 @@ let bundle: Promise<string> | undefined;
 export async function sluiceCLI(): Promise<SluiceCLI> {
   bundle ??= (async () => {
     const root = repositoryRoot();
-    const out = join(await mkdtemp(join(tmpdir(), 'sluice-cli-')), 'sluice.mjs');
+    const dir = await mkdtemp(join(tmpdir(), 'sluice-cli-'));
+    // The bundle lives as long as this process.
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const out = join(dir, 'sluice.mjs');
     await build({
       entryPoints: [join(root, 'packages', 'cli', 'src', 'sluice.ts')],
       outfile: out,
