@@ -15,6 +15,7 @@ const suites: string[] = [
   './oauth.ts',
   './odata-stream.ts',
   './odata-record-size.ts',
+  './odata-writes.ts',
   './cli-export.ts',
   './redis.ts',
 ];
