@@ -49,7 +49,9 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
   try {
     const query = buildQuery(od, entitySet, flags);
     const sink: Sink = flags.out !== undefined && flags.out !== '-' ? await FileSink.open(flags.out) : new StreamSink(terminal.stdout);
-    const progress = createProgress(flags.quiet ? 'never' : flags.progress, terminal.stderr);
+    // Records printed on the terminal itself would be torn apart by a bar redrawn among them.
+    const dataOnScreen = sink instanceof StreamSink && (terminal.stdout as { isTTY?: boolean }).isTTY === true;
+    const progress = createProgress(flags.quiet || (dataOnScreen && flags.progress === 'auto') ? 'never' : flags.progress, terminal.stderr);
     const started = performance.now();
     let records = 0;
     let text = '';

@@ -41,6 +41,13 @@ describe('sluice export progress', () => {
     expect(srv.requests.filter((q) => q.url.includes('/Products/$count'))).toHaveLength(1);
   });
 
+  it('draws no bar when the records themselves go to the terminal', async () => {
+    const r = await inTerminal(['export', srv.v4, 'Products', '--top', '3', '--select', 'ID']);
+    expect(r.code).toBe(0);
+    expect(r.screen).toContain('{"ID":1}\r\n{"ID":2}\r\n{"ID":3}\r\n');
+    expect(r.screen).not.toContain('records/s |');
+  });
+
   it('--progress never keeps a terminal quiet but for the summary', async () => {
     const r = await inTerminal(['export', srv.v4, 'Products', '--out', join(dir, 'never.ndjson'), '--progress', 'never']);
     expect(r.code).toBe(0);
