@@ -16,6 +16,7 @@ import { v4 } from './v4/protocol.js';
 import { ActionCall, FunctionCall, paramsOf } from './operations/call.js';
 import { withETag } from './write/etag.js';
 import type { ExchangeInit, WriteSettings } from './write/host.js';
+import { Batch } from './batch/batch.js';
 
 /**
  * Options of {@link createODataClient}.
@@ -188,6 +189,14 @@ export class ODataClient {
   /** An unbound function (a function import): parameters go into the URL as escaped literals. */
   function<T = unknown>(name: string, params?: Readonly<Record<string, unknown>>): FunctionCall<T> {
     return new FunctionCall<T>(this, name, undefined, paramsOf(params));
+  }
+
+  /**
+   * Starts a `$batch` (SPEC 4.5): add reads with `get()` and atomic groups of writes with `changeset()`,
+   * then `send()` them in one request (split at `maxOperations`).
+   */
+  batch(): Batch {
+    return new Batch(this);
   }
 
   /** The OData version in use, once known (explicit, or detected by a first read or `ready()`). */

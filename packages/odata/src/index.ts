@@ -34,6 +34,8 @@ export type {
   ServiceMetadata, EntitySetInfo, EntityTypeInfo, PropertyInfo, NavigationInfo, ComplexTypeInfo, OperationInfo, OperationImportInfo, ParameterInfo,
 } from './metadata/model.js';
 export { BatchFormatError } from './batch/errors.js';
+export { Batch, Changeset, BatchOperation, BatchRef, type BatchSendOptions, type BatchTarget } from './batch/batch.js';
+export type { BatchResult } from './batch/results.js';
 export { etagOf, type ETagSource } from './write/etag.js';
 export { PreconditionFailedError, PreconditionRequiredError, ReadOnlyQueryError } from './write/errors.js';
 export type { CreateOptions, UpdateOptions, DeleteOptions, WriteResult } from './write/entity-writes.js';

@@ -17,6 +17,7 @@ import { send, type SendPlan } from './respond.js';
 import { collectionV2, entityV2, rowWriterV2 } from './serialize-v2.js';
 import { collectionV4, contextFragment, entityV4, rowWriterV4 } from './serialize-v4.js';
 import { exchange } from './write/exchange.js';
+import { handleBatch } from './batch/execute.js';
 import type { WriteService } from './write/write-service.js';
 
 /** Path of the v4 service root on the server. */
@@ -67,8 +68,9 @@ export async function route(req: IncomingMessage, res: ServerResponse, ctx: Rout
     if (path !== rootPath.slice(0, -1) && !path.startsWith(rootPath)) {
       throw new ODataServerError(404, 'NotFound', `No OData service at ${path}`);
     }
+    if (ctx.writes?.intercept(req, res)) return;
+    if (path === `${rootPath}$batch`) return await handleBatch(req, res, { origin: ctx.origin, rootPath, writes: ctx.writes }, requestBody);
     if (ctx.writes) {
-      if (ctx.writes.intercept(req, res)) return;
       const rest = decodeComponent(path.slice(Math.min(path.length, rootPath.length)), 'resource path');
       if (await ctx.writes.route(exchange(req, res, version, `${ctx.origin}${rootPath}`, rest, search, requestBody))) return;
     }
@@ -96,7 +98,6 @@ function versionHeader(version: ODataVersion): Record<string, string> {
 async function dispatch(r: Request, rest: string): Promise<void> {
   if (rest === '') return serviceDocument(r);
   if (rest === '$metadata') return metadata(r);
-  if (rest === '$batch') throw new ODataServerError(501, 'NotImplemented', '$batch is not supported by this test server');
   const segments = rest.split('/').map((s) => decodeComponent(s, 'resource path'));
   const m = /^([A-Za-z_]\w*)(?:\((.*)\))?$/s.exec(segments[0] ?? '');
   const set = m ? ENTITY_SETS.get(m[1] as string) : undefined;

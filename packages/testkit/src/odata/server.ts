@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { RecordedRequest } from '../http-server.js';
+import { BATCH_PART_HEADER } from './batch/execute.js';
 import { ResultCache } from './collection.js';
 import { FaultState, type ODataFaults } from './faults.js';
 import { PageCache } from './page-cache.js';
@@ -84,7 +85,8 @@ export async function startODataServer(options: ODataServerOptions = {}): Promis
   };
   const server = createServer((req, res) => {
     const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: '', at: performance.now() };
-    requests.push(recorded);
+    // The loopback requests a $batch runs its parts as are not requests of the client.
+    if (req.headers[BATCH_PART_HEADER] === undefined) requests.push(recorded);
     // read (or, for reads, drain) the body so keep-alive connections stay usable
     const body = readRequestBody(req).then((text) => (recorded.body = text));
     const authorize = options.authorize;

@@ -178,6 +178,20 @@ export class OrderStore {
     order.version++;
   }
 
+  /** Copies the state; the returned function puts it back (a failed batch changeset is rolled back). */
+  snapshot(): () => void {
+    const orders = [...this.orders].map(([k, o]) => [k, { values: { ...o.values }, version: o.version, lines: [...o.lines] }] as [number, OrderRecord]);
+    const lines = [...this.lines].map(([k, l]) => [k, { ...l }] as [number, Stored]);
+    const { nextOrder, nextLine, tick } = this;
+    return () => {
+      this.orders.clear();
+      for (const [k, o] of orders) this.orders.set(k, o);
+      this.lines.clear();
+      for (const [k, l] of lines) this.lines.set(k, l);
+      Object.assign(this, { nextOrder, nextLine, tick });
+    };
+  }
+
   delete(id: number): void {
     const order = this.get(id);
     for (const line of order.lines) this.lines.delete(line);

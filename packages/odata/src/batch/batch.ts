@@ -1,0 +1,230 @@
+// od.batch(): collects reads and changesets, sends them as $batch requests of at most maxOperations
+// operations (changesets kept whole), and answers one result per operation in request order.
+import { checkOptionKeys, ConfigError } from '@sluice/core';
+import type { ODataProtocol } from '../protocol/types.js';
+import type { QueryBase } from '../query/base.js';
+import { EntityQuery } from '../query/entity.js';
+import { Query } from '../query/query.js';
+import { encodeEntity } from '../write/encode.js';
+import { ifMatchOf } from '../write/etag.js';
+import type { WriteHost, WriteOptions } from '../write/host.js';
+import type { CreateOptions, DeleteOptions, UpdateOptions } from '../write/entity-writes.js';
+import { resultOf, type BatchResult, type ResultShape } from './results.js';
+import { sendBatch } from './send.js';
+import type { BatchGroup, BatchPartRequest } from './types.js';
+
+/** Options of {@link Batch.send}. */
+export interface BatchSendOptions extends Omit<WriteOptions, 'tunnel'> {
+  /**
+   * `'multipart'` (default; OData v2 and v4) or `'json'` (the OData 4.01 JSON batch format, for services
+   * that speak 4.01).
+   */
+  format?: 'multipart' | 'json';
+  /** Most operations per $batch request (default 100; gateways limit it). A changeset is never split. */
+  maxOperations?: number;
+}
+
+const SEND_KEYS = ['format', 'maxOperations', 'signal', 'headers', 'timeout'] as const;
+
+/** Where a changeset operation refers to an entity created earlier in the same changeset (`$1`, `$1/Lines`). */
+export class BatchRef {
+  /** @internal */
+  constructor(readonly path: string, /** @internal */ readonly changeset: number) {}
+  /** The ref followed by a navigation property, such as `$1/Lines`. */
+  nav(property: string): BatchRef {
+    if (!/^[A-Za-z_][\w.]*$/.test(property)) throw new ConfigError('nav', `must be a property name, got ${JSON.stringify(property)}`);
+    return new BatchRef(`${this.path}/${property}`, this.changeset);
+  }
+}
+
+/** A query or an entity addressed as a target of a batch operation. */
+export type BatchTarget = QueryBase<unknown> | BatchRef;
+
+type Build = (protocol: ODataProtocol) => { request: BatchPartRequest; shape: ResultShape };
+
+/** One operation of a batch; `result` is there once the batch was sent. */
+export class BatchOperation<T = unknown> {
+  private value: BatchResult<T> | undefined;
+  /** @internal */
+  constructor(/** @internal */ readonly build: Build, readonly contentId: string | undefined, private readonly changeset: number) {}
+  /** Its result after `send()` resolved. */
+  get result(): BatchResult<T> {
+    if (this.value === undefined) throw new ConfigError('result', 'is there only after the batch was sent');
+    return this.value;
+  }
+  /** @internal */
+  settle(result: BatchResult): void {
+    this.value = result as BatchResult<T>;
+  }
+  /** A reference to what this create made (`$<Content-ID>`), for later operations of the same changeset. */
+  ref(): BatchRef {
+    if (this.contentId === undefined) throw new ConfigError('ref', 'only operations of a changeset have a Content-ID');
+    return new BatchRef(`$${this.contentId}`, this.changeset);
+  }
+}
+
+/** Builds the writes of one changeset (an atomic group: all apply or none). */
+export class Changeset {
+  /** @internal */
+  constructor(private readonly batch: Batch, private readonly index: number, /** @internal */ readonly ops: BatchOperation[]) {}
+
+  /** POST an entity to a collection (or to `ref.nav('Lines')`). */
+  create<T = Record<string, unknown>>(target: BatchTarget, entity: Record<string, unknown>, options: Pick<CreateOptions, 'prefer' | 'headers'> = {}): BatchOperation<T> {
+    return this.add<T>(target, 'POST', entity, 'entity', options.headers, options.prefer, undefined);
+  }
+
+  /** PATCH (v2 MERGE) an entity; `etag` sends If-Match as in `update()`. */
+  update<T = Record<string, unknown>>(target: BatchTarget, changes: Record<string, unknown>, options: Pick<UpdateOptions, 'prefer' | 'etag' | 'headers'> = {}): BatchOperation<T> {
+    return this.add<T>(target, 'PATCH', changes, 'changes', options.headers, options.prefer, options.etag ?? (typeof changes['@odata.etag'] === 'string' ? changes : undefined));
+  }
+
+  /** PUT the whole entity. */
+  replace<T = Record<string, unknown>>(target: BatchTarget, entity: Record<string, unknown>, options: Pick<UpdateOptions, 'prefer' | 'etag' | 'headers'> = {}): BatchOperation<T> {
+    return this.add<T>(target, 'PUT', entity, 'entity', options.headers, options.prefer, options.etag);
+  }
+
+  /** DELETE an entity; `etag` as for update(). */
+  delete(target: BatchTarget, options: Pick<DeleteOptions, 'etag' | 'headers'> = {}): BatchOperation<void> {
+    return this.add<void>(target, 'DELETE', undefined, 'entity', options.headers, undefined, options.etag);
+  }
+
+  private add<T>(target: BatchTarget, method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', entity: unknown, what: 'entity' | 'changes', headers: Readonly<Record<string, string>> | undefined, prefer: 'minimal' | 'representation' | undefined, etag: unknown): BatchOperation<T> {
+    if (target instanceof BatchRef && target.changeset !== this.index) throw new ConfigError('target', `refers to ${target.path} of another changeset: Content-ID references work inside one changeset`);
+    const ifMatch = ifMatchOf(etag as string | object | undefined);
+    const host = this.batch.host;
+    const build: Build = (protocol) => {
+      const { url, entityType } = target instanceof BatchRef ? { url: host.serviceURL + target.path, entityType: undefined } : target.render(protocol);
+      const settings = host.writeSettings();
+      const m = method === 'POST' ? { method, headers: {} } : protocol.write.method(method, false);
+      const base = protocol.write.writeHeaders(settings.largeNumbers);
+      const h: Record<string, string> = { ...headers, accept: base['accept'] ?? 'application/json', ...m.headers };
+      if (entity !== undefined) h['content-type'] = base['content-type'] ?? 'application/json';
+      if (ifMatch !== undefined) h['if-match'] = ifMatch;
+      const preferValue = prefer === undefined ? undefined : protocol.write.prefer(prefer);
+      if (preferValue !== undefined) h['prefer'] = preferValue;
+      const body = entity === undefined ? undefined : encodeEntity(entity, entityType, { protocol, metadata: host.loadedMetadata(), ieee754: settings.largeNumbers === 'string' }, what);
+      const request = { method: m.method, url: relative(host, url), headers: h, body, contentId: op.contentId };
+      return { request, shape: { method: m.method, url, collection: false, entityType } };
+    };
+    const op = new BatchOperation<T>(build, this.batch.nextContentId(), this.index);
+    this.ops.push(op as BatchOperation);
+    return op;
+  }
+}
+
+function relative(host: WriteHost, url: string): string {
+  return url.startsWith(host.serviceURL) ? url.slice(host.serviceURL.length) : url;
+}
+
+/**
+ * A batch (SPEC 4.5): reads with `get()`, atomic groups of writes with `changeset()`, sent together
+ * with `send()`. Create it with `od.batch()`.
+ *
+ * @example
+ * ```ts
+ * const batch = od.batch()
+ * const product = batch.get(od.from('Products').key(1))
+ * batch.changeset((cs) => {
+ *   const order = cs.create(od.from('Orders'), { Customer: 'ACME' })
+ *   cs.create(order.ref().nav('Lines'), { Product: 'P1', Qty: 2 })
+ * })
+ * const results = await batch.send()
+ * if (product.result.ok) console.log(product.result.value)
+ * ```
+ */
+export class Batch {
+  private readonly groups: Array<{ kind: 'single'; op: BatchOperation } | { kind: 'changeset'; cs: Changeset }> = [];
+  private contentIds = 0;
+
+  /** @internal */
+  constructor(/** @internal */ readonly host: WriteHost) {}
+
+  /** @internal */
+  nextContentId(): string {
+    return String(++this.contentIds);
+  }
+
+  /** Reads an entity (`od.from('X').key(1)`) or a collection (its first page, as an array). */
+  get<T>(query: Query<T>, options?: { headers?: Readonly<Record<string, string>> }): BatchOperation<T[]>;
+  get<T>(query: EntityQuery<T>, options?: { headers?: Readonly<Record<string, string>> }): BatchOperation<T>;
+  get(query: QueryBase<unknown>, options: { headers?: Readonly<Record<string, string>> } = {}): BatchOperation {
+    const host = this.host;
+    const collection = query instanceof Query;
+    const build: Build = (protocol) => {
+      const { url, entityType } = query.render(protocol);
+      const { accept } = protocol.requestHeaders(host.writeSettings().largeNumbers);
+      const request = { method: 'GET', url: relative(host, url), headers: { ...options.headers, ...(accept ? { accept } : {}) } };
+      return { request, shape: { method: 'GET', url, collection, entityType } };
+    };
+    const op = new BatchOperation(build, undefined, -1);
+    this.groups.push({ kind: 'single', op });
+    return op;
+  }
+
+  /** Adds a changeset: the writes `build` adds apply together or not at all. */
+  changeset(build: (cs: Changeset) => void): Changeset {
+    const cs = new Changeset(this, this.groups.length, []);
+    build(cs);
+    if (cs.ops.length === 0) throw new ConfigError('changeset', 'must contain at least one operation');
+    this.groups.push({ kind: 'changeset', cs });
+    return cs;
+  }
+
+  /** Number of operations collected. */
+  get size(): number {
+    return this.groups.reduce((n, g) => n + (g.kind === 'single' ? 1 : g.cs.ops.length), 0);
+  }
+
+  /**
+   * Sends the batch (several $batch requests when it has more than `maxOperations` operations) and
+   * resolves with one result per operation, in the order they were added. A failed operation is a result
+   * with `ok: false`, not a rejection; the promise rejects only when a $batch request itself fails
+   * (ODataError, BatchFormatError, network errors).
+   */
+  async send(options: BatchSendOptions = {}): Promise<BatchResult[]> {
+    checkOptionKeys('', options, SEND_KEYS);
+    const max = options.maxOperations ?? 100;
+    if (!Number.isSafeInteger(max) || max < 1) throw new ConfigError('maxOperations', `must be an integer >= 1, got ${String(max)}`);
+    const format = options.format ?? 'multipart';
+    if (format !== 'multipart' && format !== 'json') throw new ConfigError('format', `must be 'multipart' or 'json', got ${String(format)}`);
+    const protocol = await this.host.ready(options.signal);
+    if (format === 'json' && protocol.version !== '4.0') throw new ConfigError('format', "'json' needs an OData 4.01 service");
+    const results: BatchResult[] = [];
+    for (const chunk of chunks(this.groups, max)) {
+      const ops = chunk.map((g) => (g.kind === 'single' ? [g.op] : g.cs.ops));
+      const built = ops.map((list) => list.map((op) => op.build(protocol)));
+      const groups: BatchGroup[] = built.map((list, i) => (chunk[i]!.kind === 'single' ? { kind: 'single', request: list[0]!.request } : { kind: 'changeset', requests: list.map((b) => b.request) }));
+      const responses = await sendBatch(this.host, protocol, groups, format, options);
+      const decode = { largeNumbers: this.host.writeSettings().largeNumbers, metadata: this.host.loadedMetadata() };
+      responses.forEach((group, gi) => {
+        ops[gi]!.forEach((op, oi) => {
+          // A changeset answered by one (error) response: that response is every operation's.
+          const response = group.length === 1 ? group[0]! : group[oi]!;
+          const result = resultOf(response, built[gi]![oi]!.shape, protocol, decode);
+          op.settle(result);
+          results.push(result);
+        });
+      });
+    }
+    return results;
+  }
+}
+
+/** Groups into requests of at most `max` operations; a changeset larger than `max` goes alone. */
+function chunks<G extends { kind: 'single' } | { kind: 'changeset'; cs: Changeset }>(groups: readonly G[], max: number): G[][] {
+  const out: G[][] = [];
+  let current: G[] = [];
+  let size = 0;
+  for (const g of groups) {
+    const n = g.kind === 'single' ? 1 : (g as { cs: Changeset }).cs.ops.length;
+    if (size > 0 && size + n > max) {
+      out.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(g);
+    size += n;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}

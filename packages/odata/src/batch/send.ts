@@ -1,0 +1,48 @@
+// Sends one $batch request through the OData client's core client (its plugins: CSRF, cookies, OAuth)
+// and reads the answer in the format it was sent in.
+import { encodeOptionValue } from '../query/base.js';
+import type { ODataProtocol } from '../protocol/types.js';
+import { toODataError } from '../read/error-body.js';
+import { writeError } from '../write/errors.js';
+import type { WriteHost, WriteOptions } from '../write/host.js';
+import { BatchFormatError } from './errors.js';
+import { encodeJsonBatch, readJsonBatch } from './json.js';
+import { encodeMultipart, multipartType, randomBoundaries } from './multipart.js';
+import { readMultipart } from './multipart-parse.js';
+import type { BatchGroup, GroupResponse } from './types.js';
+
+/** POSTs `groups` to `$batch`; an error status of the batch itself is thrown as an ODataError. @internal */
+export async function sendBatch(host: WriteHost, protocol: ODataProtocol, groups: readonly BatchGroup[], format: 'multipart' | 'json', options: Omit<WriteOptions, 'tunnel'>): Promise<GroupResponse[]> {
+  const query = host.serviceParams.map(([n, v]) => `${encodeOptionValue(n)}=${encodeOptionValue(v)}`).join('&');
+  const url = `${host.serviceURL}$batch${query ? `?${query}` : ''}`;
+  const versions = protocol.write.writeHeaders(host.writeSettings().largeNumbers);
+  delete versions['content-type'];
+  delete versions['accept'];
+  let body: string;
+  const headers: Record<string, string> = { ...options.headers, ...versions };
+  if (format === 'json') {
+    body = JSON.stringify(encodeJsonBatch(groups));
+    headers['content-type'] = 'application/json';
+    headers['accept'] = 'application/json';
+    headers['odata-version'] = '4.01';
+    headers['odata-maxversion'] = '4.01';
+  } else {
+    const boundaries = randomBoundaries();
+    body = encodeMultipart(groups, boundaries);
+    headers['content-type'] = multipartType(boundaries.batch);
+    headers['accept'] = 'multipart/mixed';
+  }
+  // A failed request must not stop the others (OData 4.01 Part 1 section 8.2.8.3).
+  if (protocol.version === '4.0') headers['prefer'] = format === 'json' ? 'continue-on-error' : 'odata.continue-on-error';
+  const response = await host.exchange({ method: 'POST', url, headers, body, signal: options.signal, timeout: options.timeout });
+  if (response.status >= 400) throw writeError(await toODataError(response));
+  const type = response.headers.get('content-type');
+  if (format === 'json') {
+    if (type === null || !/json/i.test(type)) {
+      await response.cancel();
+      throw new BatchFormatError(`The JSON batch was answered with content-type ${type ?? 'missing'}`, response.status);
+    }
+    return readJsonBatch(await response.text(), groups, response.status);
+  }
+  return readMultipart(response.body, type, groups, response.status);
+}

@@ -1,0 +1,142 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ConfigError } from '@sluice/core';
+import { startODataServer } from '@sluice/testkit';
+import { describe, expect, it } from 'vitest';
+import { useWriteServer } from './write-server.js';
+import { BatchFormatError, createODataClient, ODataError, PreconditionFailedError } from '../src/index.js';
+
+interface Order { ID: number; Customer: string; Status: string }
+interface Product { ID: number; Name: string }
+
+const kit = useWriteServer();
+const batches = () => kit.server().requests.filter((r) => r.url.includes('$batch'));
+
+describe.each([['4.0', 'multipart'], ['2.0', 'multipart'], ['4.0', 'json']] as const)('$batch, OData %s %s', (version, format) => {
+  it('answers reads and a changeset with Content-ID references in request order, in one request', async () => {
+    const od = kit.client(version);
+    const before = batches().length;
+    const b = od.batch();
+    const product = b.get(od.from<Product>('Products').key(1));
+    const page = b.get(od.from<Product>('Products').top(2));
+    let created!: ReturnType<ReturnType<typeof b.changeset>['create']>;
+    b.changeset((cs) => {
+      created = cs.create<Order>(od.from('Orders'), { Customer: `batch-${format}` });
+      cs.update(created.ref(), { Status: 'Open' }, { etag: '*' });
+    });
+    const missing = b.get(od.from<Order>('Orders').key(987654));
+    const results = await b.send({ format });
+    expect(batches().length - before).toBe(1);
+    expect(results.map((r) => r.status)).toEqual([200, 200, 201, 204, 404]);
+    expect(product.result.value).toMatchObject({ ID: 1 });
+    expect(page.result.value).toHaveLength(2);
+    expect(created.result.value).toMatchObject({ Customer: `batch-${format}` });
+    expect(created.result.location).toMatch(/Orders\(\d+\)$/);
+    // a failed read fails only itself
+    expect(missing.result.ok).toBe(false);
+    expect(missing.result.error).toBeInstanceOf(ODataError);
+    expect(missing.result.error!.status).toBe(404);
+    const id = (created.result.value as Order).ID;
+    expect(await od.from<Order>('Orders').key(id).get()).toMatchObject({ Status: 'Open' });
+  });
+
+  it('fails every operation of a failed changeset and rolls it back', async () => {
+    const od = kit.client(version);
+    const count = kit.server().writes!.store.orders.size;
+    const b = od.batch();
+    const ok = b.get(od.from('Products').key(2));
+    const cs = b.changeset((c) => {
+      c.create(od.from('Orders'), { Customer: 'rolled-back' });
+      c.update(od.from('Orders').key(1), { Status: 'X' }, { etag: 'W/"999"' });
+    });
+    const results = await b.send({ format });
+    expect(results[0]!.ok).toBe(true);
+    expect(ok.result.value).toMatchObject({ ID: 2 });
+    expect(results.slice(1).map((r) => [r.ok, r.status])).toEqual([[false, 412], [false, 412]]);
+    expect(results[1]!.error).toBeInstanceOf(PreconditionFailedError);
+    expect(cs).toBeDefined();
+    expect(kit.server().writes!.store.orders.size).toBe(count);
+    expect([...kit.server().writes!.store.orders.values()].some((o) => o.values['Customer'] === 'rolled-back')).toBe(false);
+  });
+});
+
+describe('$batch splitting and limits', () => {
+  it('splits 1,000 operations at maxOperations, keeps changesets whole and answers in order', async () => {
+    const od = kit.client('4.0');
+    const before = batches().length;
+    const b = od.batch();
+    for (let i = 0; i < 333; i++) {
+      b.changeset((cs) => {
+        for (let j = 0; j < 3; j++) cs.create(od.from('Orders'), { Customer: `split-${i * 3 + j}` });
+      });
+    }
+    b.get(od.from('Products').key(3));
+    expect(b.size).toBe(1000);
+    const results = await b.send({ maxOperations: 100 });
+    expect(results).toHaveLength(1000);
+    // 33 changesets (99 operations) fit in each request: 11 requests, the last with one changeset and the read.
+    expect(batches().length - before).toBe(11);
+    results.slice(0, 999).forEach((r, i) => {
+      expect(r.status).toBe(201);
+      expect((r.value as Order).Customer).toBe(`split-${i}`);
+    });
+    expect(results[999]!.value).toMatchObject({ ID: 3 });
+  }, 60_000);
+
+  it('checks its options', async () => {
+    const od = kit.client('4.0');
+    const b = od.batch();
+    b.get(od.from('Products').key(1));
+    await expect(b.send({ maxOperations: 0 })).rejects.toThrow(ConfigError);
+    await expect(b.send({ maxOperation: 5 } as never)).rejects.toThrow(/maxOperations/);
+    expect(() => b.changeset(() => undefined)).toThrow(/at least one/);
+    const json = kit.client('2.0').batch();
+    await expect(json.send({ format: 'json' })).rejects.toThrow(/4.01/);
+  });
+
+  it('fetches a CSRF token for the batch like for any write', async () => {
+    const srv = await startODataServer({ products: 3, writes: { csrf: true } });
+    const od = createODataClient({ serviceURL: srv.v2, version: '2.0', http: { retry: false } });
+    try {
+      const b = od.batch();
+      b.changeset((cs) => cs.create(od.from('Orders'), { Customer: 'csrf' }));
+      const results = await b.send();
+      expect(results[0]!.status).toBe(201);
+      const posts = srv.requests.filter((r) => r.url.includes('$batch'));
+      expect(posts.at(-1)!.headers['x-csrf-token']).toBeTruthy();
+    } finally {
+      await od.close();
+      await srv.close();
+    }
+  });
+});
+
+describe('malformed batch answers', () => {
+  it('are BatchFormatErrors naming the problem', async () => {
+    let body = '';
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'multipart/mixed; boundary=abc', 'odata-version': '4.0' }).end(body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const od = createODataClient({ serviceURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/svc/`, version: '4.0', csrf: false, http: { retry: false } });
+    try {
+      const send = () => {
+        const b = od.batch();
+        b.get(od.from('Products').key(1));
+        b.get(od.from('Products').key(2));
+        return b.send();
+      };
+      body = '--xyz\r\nContent-Type: application/http\r\n\r\nHTTP/1.1 200 OK\r\n\r\n{}\r\n--xyz--\r\n';
+      await expect(send()).rejects.toThrow(/does not contain its boundary 'abc'/);
+      body = '--abc\r\nContent-Type: application/http\r\n\r\nHTTP/1.1 200 OK\r\n\r\n{}\r\n--abc--\r\n';
+      await expect(send()).rejects.toThrow(/1 parts for 2 requests/);
+      body = '--abc\r\nContent-Type: application/http\r\n\r\nHTTP/1.1 200 OK\r\n\r\n{}\r\n--abc\r\nContent-Type: application/http\r\n\r\nHTTP/1.1 2';
+      await expect(send()).rejects.toThrow(BatchFormatError);
+      await expect(send()).rejects.toThrow(/truncated: part 2/);
+    } finally {
+      await od.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
