@@ -167,15 +167,17 @@ export class ProxyError extends NetworkError {
     this.proxy = proxy;
     this.status = status;
     this.refused = status !== undefined && status >= 400 && status < 500;
-    const target = redactURL(url);
-    this.message = (status === 407 || status === 401) && !withCredentials
-      ? `${method} ${target}: the proxy ${proxy} asks for credentials (${status} ${status === 407 ? 'Proxy Authentication Required' : 'Unauthorized'}); give them in the proxy URL`
-      : (status === 407 || status === 401)
-        ? `${method} ${target}: the proxy ${proxy} did not accept the credentials in the proxy URL (status ${status})`
-        : status !== undefined
-        ? `${method} ${target}: the proxy ${proxy} refused the tunnel with status ${status}`
-        : `${method} ${target}: the proxy ${proxy} could not be reached (${this.code ?? 'connection error'})`;
+    this.message = `${method} ${redactURL(url)}: ${describeFailure(proxy, status, withCredentials, this.code)}`;
   }
+}
+
+/** What went wrong with the proxy, in words that say what to do about it. */
+function describeFailure(proxy: string, status: number | undefined, withCredentials: boolean, code: string | undefined): string {
+  if (status === undefined) return `the proxy ${proxy} could not be reached (${code ?? 'connection error'})`;
+  if (status !== 407 && status !== 401) return `the proxy ${proxy} refused the tunnel with status ${status}`;
+  return withCredentials
+    ? `the proxy ${proxy} did not accept the credentials in the proxy URL (status ${status})`
+    : `the proxy ${proxy} asks for credentials (${status} ${status === 407 ? 'Proxy Authentication Required' : 'Unauthorized'}); give them in the proxy URL`;
 }
 
 const CONNECT_REFUSED = /^Proxy response \((\d{3})\)/;
