@@ -330,6 +330,7 @@ export class ODataClient {
     const response = await this.http.request({
       method: init.method, path: init.url, headers: init.headers, body: init.body, signal: init.signal, throwHttpErrors: false,
       ...(init.timeout !== undefined ? { timeout: init.timeout } : {}),
+      ...(init.deadline !== undefined ? { deadline: init.deadline } : {}),
     });
     try {
       this.checkVersion(response);

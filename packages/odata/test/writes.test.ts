@@ -1,5 +1,5 @@
-import { ConfigError } from '@sluice/core';
-import { startODataServer, type ODataTestServer } from '@sluice/testkit';
+import { ConfigError, DeadlineError } from '@sluice/core';
+import { startODataServer, startServer, type ODataTestServer } from '@sluice/testkit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useWriteServer } from './write-server.js';
 import {
@@ -163,5 +163,18 @@ describe('bad input and hostile answers', () => {
     const ac = new AbortController();
     ac.abort();
     await expect(orders.create({ Customer: 'H' }, { signal: ac.signal })).rejects.toThrow();
+  });
+
+  it('a write past its deadline ends with DeadlineError', async () => {
+    let release = (): void => undefined;
+    const held = new Promise<void>((r) => { release = r; });
+    const slow = await startServer(async (_req, res) => { await held; res.writeHead(204).end(); });
+    try {
+      const od = kit.track(createODataClient({ serviceURL: `${slow.origin}/svc/`, version: '4.0', http: { retry: false } }));
+      await expect(od.from('Orders').create({ Customer: 'D' }, { deadline: 100 })).rejects.toBeInstanceOf(DeadlineError);
+    } finally {
+      release();
+      await slow.close();
+    }
   });
 });

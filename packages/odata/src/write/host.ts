@@ -12,6 +12,7 @@ export interface ExchangeInit {
   body?: string;
   signal?: AbortSignal | undefined;
   timeout?: number | false | undefined;
+  deadline?: number | Date | false | undefined;
 }
 
 /** How the client writes: number mode, method tunnelling. @internal */
@@ -46,6 +47,8 @@ export interface WriteOptions {
   headers?: Readonly<Record<string, string>>;
   /** Per-attempt timeout in ms (the core's `timeout`), or false. */
   timeout?: number | false;
+  /** Total time for the request with its retries (the core's `deadline`): ms, an absolute `Date`, or false. */
+  deadline?: number | Date | false;
   /** Send the method as POST with `X-HTTP-Method` (gateways and proxies that pass only GET and POST). */
   tunnel?: boolean;
 }

@@ -36,6 +36,7 @@ export async function sendWrite(host: WriteHost, protocol: ODataProtocol, req: W
     ...(req.body === undefined ? {} : { body: JSON.stringify(req.body) }),
     signal: req.options.signal,
     timeout: req.options.timeout,
+    deadline: req.options.deadline,
   });
   if (response.status >= 400) throw writeError(await toODataError(response));
   const type = response.headers.get('content-type');
