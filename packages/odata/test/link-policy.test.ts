@@ -65,4 +65,13 @@ describe('link policy', () => {
     expect(od.links).toBeInstanceOf(LinkPolicy);
     expect(() => createODataClient({ serviceURL: root, rebaseLinks: 'yes' as never })).toThrow(/rebaseLinks/);
   });
+
+  it('report(): a Location sluice only hands back is rebased like a next link, and a foreign one is given back unchanged', () => {
+    const { links, events } = policy();
+    expect(links.report('location', 'http://localhost:4004/odata/v4/demo/P(7)', root)).toBe('https://erp.example.com/odata/v4/demo/P(7)');
+    expect(links.report('location', 'P(8)', root)).toBe('https://erp.example.com/odata/v4/demo/P(8)');
+    expect(links.report('location', 'https://cdn.example.net/files/7', root)).toBe('https://cdn.example.net/files/7');
+    expect(() => links.resolve('location', 'https://cdn.example.net/files/7', root)).toThrow(ForeignOriginError);
+    expect(events).toHaveLength(1);
+  });
 });

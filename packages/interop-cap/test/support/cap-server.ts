@@ -38,7 +38,7 @@ export async function startCapServer(env: Record<string, string> = {}): Promise<
     child.once('message', (m: { port?: number; error?: string }) => {
       clearTimeout(timer);
       if (typeof m.port === 'number') resolve(m.port);
-      else reject(new Error(`CAP failed to start (node ${node}): ${m.error ?? 'no port'}`));
+      else reject(new Error(`CAP failed to start (node ${node}; better-sqlite3 runs only on the Node it was built for: set SLUICE_CAP_NODE to it): ${m.error ?? 'no port'}`));
     });
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`CAP exited with ${code} before listening (node ${node}): ${stderr}`)); });
   });

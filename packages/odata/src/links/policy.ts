@@ -104,4 +104,18 @@ export class LinkPolicy {
     }
     throw new ForeignOriginError(kind, url.origin, this.origin);
   }
+
+  /**
+   * A link sluice only reports and never follows itself (the `Location` of a write or an action): resolved
+   * and rebased as {@link resolve} does, and one it would refuse is given back absolute and unchanged
+   * instead of failing an operation that has already succeeded.
+   */
+  report(kind: LinkKind, link: string, base: string): string {
+    try {
+      return this.resolve(kind, link, base);
+    } catch (err) {
+      if (!(err instanceof ForeignOriginError)) throw err;
+      return URL.canParse(link, base) ? new URL(link, base).href : link;
+    }
+  }
 }

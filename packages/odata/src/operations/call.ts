@@ -106,7 +106,7 @@ export class ActionCall<T = unknown> extends OperationCall<ActionCall<T>> {
     if (ifMatch !== undefined) headers['if-match'] = ifMatch;
     const response = await sendWrite(this.host, protocol, { method: resolved.method, url, body: call.body, headers, options });
     const location = response.headers.get('location');
-    const resolvedLocation = location === null ? undefined : new URL(location, url).href;
+    const resolvedLocation = location === null ? undefined : this.host.links.report(response.status === 202 ? 'statusURL' : 'location', location, url);
     if (response.status === 202) {
       await response.cancel();
       return { isAsync: true, location: resolvedLocation, value: undefined, status: 202 };

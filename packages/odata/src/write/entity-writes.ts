@@ -77,7 +77,7 @@ async function result<T>(response: SluiceResponse, host: WriteHost, protocol: OD
   return {
     value,
     etag: header ?? etagOf(value),
-    location: location === null ? undefined : new URL(location, url).href,
+    location: location === null ? undefined : host.links.report('location', location, url),
     status: response.status,
   };
 }
