@@ -87,6 +87,12 @@ describe('sluice export', () => {
     expect(srv.requests.filter((q) => q.url.includes('DEMO_SRV/Products')).every((q) => q.url.includes('sap-client=100'))).toBe(true);
   });
 
+  it('writes v2 dates (/Date(ms)/ on the wire) as ISO 8601 in CSV', async () => {
+    const r = await cli.run(['export', srv.v2, 'Products', '-f', 'csv', '--select', 'ID,ReleaseDate', '--top', '2', '-q']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('ID,ReleaseDate\r\n1,2020-01-01T01:00:01.000Z\r\n2,2020-01-01T02:00:02.000Z\r\n');
+  });
+
   it('asks for the page size with Prefer: odata.maxpagesize', async () => {
     const before = srv.requests.length;
     const r = await cli.run(['export', srv.v4, 'Products', '--top', '120', '--page-size', '50', '-q']);

@@ -53,6 +53,24 @@ describe('sluice export under signals', () => {
     }
   });
 
+  it('an interrupted --format json export on stdout leaves the array open, so parsers refuse it', async () => {
+    const { srv, midway } = await slowService();
+    try {
+      const child = cli.spawn(['export', srv.v4, 'Products', '--select', 'ID', '-f', 'json']);
+      const done = collectCLI(child);
+      await midway;
+      child.kill('SIGINT');
+      const r = await done;
+      expect(r.code).toBe(130);
+      expect(() => JSON.parse(r.stdout) as unknown).toThrow();
+      const [open, ...lines] = r.stdout.split('\n');
+      expect(open).toBe('[');
+      expect(lines.map((l) => JSON.parse(l.replace(/,$/, '')) as unknown)).toEqual(lines.map((_, i) => ({ ID: i + 1 })));
+    } finally {
+      await srv.close();
+    }
+  });
+
   it('a reader that closes stdout early (sluice export | head) ends the export quietly with exit 0', async () => {
     const { srv, midway } = await slowService();
     try {
