@@ -67,12 +67,14 @@ return {1, tostring(first)}`);
 /**
  * A {@link RateLimiter} whose budget lives in Redis, so that every instance of an application together
  * stays under one rate (`rateLimit: new RedisRateLimiter(...)` in `createClient`). Each attempt costs one
- * Redis round trip: a GCRA script reserves the attempt's slot atomically, and the attempt waits locally
- * until that slot. Over any `t` seconds all instances send at most `burst + requestsPerSecond * t`.
+ * Redis round trip (or one per `batch` attempts): a GCRA script reserves the attempt's slot atomically,
+ * and the attempt waits locally until that slot. Over any `t` seconds all instances send at most
+ * `burst + requestsPerSecond * t`.
  *
- * When Redis is down or slower than `commandTimeout`, attempts are never failed for it: they take a
- * local token bucket of `requestsPerSecond / instances` (the instance's share), the outage is reported
- * once, a background probe notices the recovery, and the shared budget takes over again.
+ * When Redis is down or slower than `commandTimeout`, attempts are never failed for it: they take slots
+ * of a local schedule of `requestsPerSecond / instances` (the instance's share) after the shared slots
+ * already granted, the outage is reported once, a background probe notices the recovery, and the shared
+ * budget takes over again after the local slots already granted.
  *
  * @example
  * ```ts
