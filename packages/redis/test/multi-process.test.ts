@@ -107,10 +107,14 @@ describe('4 Node processes sharing one rate budget through Redis', () => {
       expect(during.length).toBeGreaterThanOrEqual(4);
       expect(Math.max(...during) - Math.min(...during)).toBeGreaterThanOrEqual((during.length - 4) * 200 - 5);
     }
+    // One event per outage, not per request: unavailable and recovered alternate, ending recovered (a loaded
+    // machine may add a short outage of its own when a command outlasts commandTimeout).
     for (const reply of replies) {
       const types = reply.events.map((e) => e.type);
-      expect(types.filter((t) => t === 'redis.unavailable')).toHaveLength(1);
-      expect(types.filter((t) => t === 'redis.recovered')).toHaveLength(1);
+      expect(types.length).toBeGreaterThanOrEqual(2);
+      expect(types.length).toBeLessThanOrEqual(6);
+      types.forEach((type, i) => expect(type).toBe(i % 2 === 0 ? 'redis.unavailable' : 'redis.recovered'));
+      expect(types.at(-1)).toBe('redis.recovered');
     }
   }, 60_000);
 });

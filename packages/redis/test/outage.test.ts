@@ -17,7 +17,7 @@ describe('RedisTokenCache when Redis goes away', () => {
     const ns = fx.namespace();
     const events: SluiceEvent[] = [];
     const instance = () => {
-      const cache = fx.track(new RedisTokenCache({ redis: fx.connect(), namespace: ns, commandTimeout: 300, probeInterval: 50, onEvent: (e) => events.push(e) }));
+      const cache = fx.track(new RedisTokenCache({ redis: fx.connect(), namespace: ns, commandTimeout: 2000, probeInterval: 50, onEvent: (e) => events.push(e) }));
       return { cache, client: fx.track(createClient({
         baseURL: tokens.apiURL,
         plugins: [oauth2({ clientId: 'svc', clientSecret: 'svc-secret', tokenURL: tokens.tokenURL, grantType: 'client_credentials', tokenCache: cache })],
@@ -52,7 +52,7 @@ describe('RedisTokenCache when Redis goes away', () => {
   });
 
   it('never throws from Redis into the caller: get, set and delete resolve while it is down', async () => {
-    const cache = fx.track(new RedisTokenCache({ redis: fx.connect(), namespace: fx.namespace(), commandTimeout: 200 }));
+    const cache = fx.track(new RedisTokenCache({ redis: fx.connect(), namespace: fx.namespace(), commandTimeout: 2000 }));
     await fx.server.stop();
     const token = { accessToken: 't', tokenType: 'Bearer', expiresAt: Date.now() + 60_000, expiresIn: 60_000 };
     await expect(cache.set('k', token, token.expiresAt)).resolves.toBeUndefined();
@@ -77,7 +77,7 @@ describe('a slow Redis', () => {
   it('counts a command slower than commandTimeout as an outage: the limiter uses its local share, once reported', async () => {
     const events: SluiceEvent[] = [];
     const limiter = fx.track(new RedisRateLimiter({
-      redis: fx.connect(), namespace: fx.namespace(), key: 'k', requestsPerSecond: 100, burst: 10, commandTimeout: 150, probeInterval: 5000,
+      redis: fx.connect(), namespace: fx.namespace(), key: 'k', requestsPerSecond: 100, burst: 10, commandTimeout: 600, probeInterval: 60_000,
       onEvent: (e) => events.push(e),
     }));
     await limiter.take(undefined);
@@ -86,11 +86,11 @@ describe('a slow Redis', () => {
       await Promise.all(Array.from({ length: 5 }, () => limiter.take(undefined)));
     });
     expect(limiter.unavailable).toBe(true);
-    expect(events).toEqual([{ type: 'redis.unavailable', component: 'rate-limiter', reason: 'Redis did not answer within 150 ms' }]);
+    expect(events).toEqual([{ type: 'redis.unavailable', component: 'rate-limiter', reason: 'Redis did not answer within 600 ms' }]);
   });
 
   it('a token cache read slower than commandTimeout is a miss, not a wait', async () => {
-    const cache = fx.track(new RedisTokenCache({ redis: fx.connect(), namespace: fx.namespace(), commandTimeout: 150 }));
+    const cache = fx.track(new RedisTokenCache({ redis: fx.connect(), namespace: fx.namespace(), commandTimeout: 600 }));
     const token = { accessToken: 't', tokenType: 'Bearer', expiresAt: Date.now() + 60_000, expiresIn: 60_000 };
     await cache.set('k', token, token.expiresAt);
     expect(await cache.get('k')).toEqual(token);

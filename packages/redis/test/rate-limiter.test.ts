@@ -111,7 +111,7 @@ describe('RedisRateLimiter when Redis goes away', () => {
     const ns = fx.namespace();
     const events: SluiceEvent[] = [];
     const limiter = fx.track(new RedisRateLimiter({
-      redis: fx.connect(), namespace: ns, key: 'k', requestsPerSecond: 40, burst: 4, instances: 2, probeInterval: 100, commandTimeout: 300,
+      redis: fx.connect(), namespace: ns, key: 'k', requestsPerSecond: 40, burst: 4, instances: 2, probeInterval: 100, commandTimeout: 2000,
       onEvent: (e) => events.push(e),
     }));
     const client = fx.track(createClient({ baseURL: api.origin, rateLimit: limiter }));
