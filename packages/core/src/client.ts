@@ -1,3 +1,4 @@
+import { attemptAnswered, attemptFailed, attemptStarted, retryScheduled, waitAdmitted } from './attempt-events.js';
 import { abortErrorFor, checkDeadline, DeadlineError, startDeadline, type RequestDeadline } from './deadline.js';
 import { toHttpError } from './error-body.js';
 import { AbortError, ConfigError, DecodeError, NetworkError, RedirectError, SluiceError, TimeoutError } from './errors.js';
@@ -110,7 +111,11 @@ export class Client {
     this.defaultCredentials = this.credentialHeaders.some((name) => resolved.headers[name] !== undefined);
     const { rateLimit, circuitBreaker, retryBudget, bulkhead, pauseOnRetryAfter } = this.config.resilience;
     this.limiter = rateLimit && (isRateLimiter(rateLimit) ? rateLimit : new TokenBucket(rateLimit));
-    this.breakers = circuitBreaker && new CircuitBreakers(circuitBreaker);
+    const onStateChange = circuitBreaker?.onStateChange;
+    this.breakers = circuitBreaker && new CircuitBreakers({ ...circuitBreaker, onStateChange: (change) => {
+      onStateChange?.(change);
+      this.events.emit('circuit.state', { origin: change.origin, from: change.from, to: change.to, reason: change.reason });
+    } });
     this.budget = retryBudget && new RetryBudget(retryBudget);
     this.bulkhead = bulkhead && new Bulkhead(bulkhead);
     this.pauses = pauseOnRetryAfter && new OriginPauses();
@@ -323,20 +328,26 @@ export class Client {
     attempt: Attempt, path: string, retry: RetryOptions, canRetry: boolean, timeout: number | false, signal: AbortSignal | undefined,
   ): Promise<SluiceResponse> {
     this.budget?.recordRequest();
+    const max = canRetry ? retry.maxAttempts : 1;
+    const { events } = this;
     for (let n = 1; ; n++) {
-      const last = !canRetry || n >= retry.maxAttempts;
+      const last = n >= max;
+      const started = events.enabled ? attemptStarted(events, attempt.method, attempt.url, n, max) : undefined;
       let response: SluiceResponse;
       try {
         response = await this.sendFollowingRedirects(attempt, path, timeout, signal);
       } catch (error) {
+        if (started !== undefined) attemptFailed(events, attempt.method, attempt.url, n, max, started, error);
         const refusedByProxy = error instanceof ProxyError && error.refused;
         if (last || !isOutage(error) || refusedByProxy || !retry.retryOnNetworkError) throw error;
         const pause = backoffDelay(n, retry);
         // A retry whose wait would pass the deadline is not started: the caller gets this failure now.
         if (attempt.deadline?.passedAfter(pause) || !this.retryFitsBudget()) throw error;
+        if (events.enabled) retryScheduled(events, attempt.method, attempt.url, n, max, pause, error);
         await this.wait(pause, attempt, signal);
         continue;
       }
+      if (started !== undefined) attemptAnswered(events, attempt.method, attempt.url, n, max, started, response.status);
       if (last || !retry.retryableStatus.includes(response.status)) return response;
       const retryAfter = parseRetryAfter(response.headers.get('retry-after') ?? undefined);
       // A server asking for a longer pause than we accept gets its answer back instead of a retry.
@@ -345,6 +356,7 @@ export class Client {
       // Retries past the deadline, or beyond the client-wide budget (a retry storm), are not started.
       if (attempt.deadline?.passedAfter(pause) || !this.retryFitsBudget()) return response;
       await response.cancel();
+      if (events.enabled) retryScheduled(events, attempt.method, attempt.url, n, max, pause, response.status);
       await this.wait(pause, attempt, signal);
     }
   }
@@ -408,7 +420,9 @@ export class Client {
       if (redirects >= this.config.maxRedirects) {
         throw new RedirectError(first.method, first.url, `more than ${this.config.maxRedirects} redirects`);
       }
+      const from = attempt.url;
       attempt = nextHop(first, attempt, location, this.credentialHeaders);
+      if (this.events.enabled) this.events.emit('redirect.followed', { method: attempt.method, status: response.status, from: redactURL(from), to: redactURL(attempt.url) });
       path = toTarget(attempt.url, undefined).path;
     }
   }
@@ -419,7 +433,7 @@ export class Client {
     if (signal?.aborted) throw abortErrorFor(attempt.method, attempt.url, signal);
     if (this.gated || (this.pauses !== undefined && this.pauses.active)) {
       const admitted = this.admit(attempt, signal);
-      if (admitted !== undefined) await admitted;
+      if (admitted !== undefined) await waitAdmitted(admitted, this.events, attempt.origin);
     }
     // Every attempt (retries and redirect hops too) passes the breaker of the origin it goes to.
     let ticket: CircuitTicket | undefined = this.breakers?.acquire(attempt.origin);

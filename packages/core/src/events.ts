@@ -16,6 +16,20 @@ export interface SluiceEventMap {
   'origin.paused': { origin: string; status: number; pauseMs: number; retryAfterMs: number };
   /** The client's transport does not check server certificates (`option` names the setting): anyone on the path can read and change traffic. */
   'tls.insecure': { option: string };
+  /** Attempt `attempt` of at most `maxAttempts` of a request starts (`url` redacted). Redirect hops belong to the attempt. */
+  'request.start': { method: string; url: string; attempt: number; maxAttempts: number };
+  /** An attempt got its response headers: `durationMs` since its `request.start` (rate-limit waits included). */
+  'request.response': { method: string; url: string; status: number; durationMs: number; attempt: number; maxAttempts: number };
+  /** An attempt failed without a response: `errorType` is the error's class name (`NetworkError`, `TimeoutError`...), `message` its redacted message. */
+  'request.error': { method: string; url: string; errorType: string; message: string; durationMs: number; attempt: number; maxAttempts: number };
+  /** Attempt `attempt` failed and the next one starts in `delayMs`; `reason` is `status 503` or the error's class name. */
+  'retry.scheduled': { method: string; url: string; reason: string; delayMs: number; attempt: number; maxAttempts: number };
+  /** An attempt to `origin` waited `waitedMs` for a rate-limit token or an origin's `Retry-After` pause. */
+  'ratelimit.wait': { origin: string; waitedMs: number };
+  /** The circuit breaker of `origin` changed state (also given to `circuitBreaker.onStateChange`). */
+  'circuit.state': { origin: string; from: 'closed' | 'open' | 'half-open'; to: 'closed' | 'open' | 'half-open'; reason: string };
+  /** A `status` redirect was followed (`from` and `to` redacted; credentials dropped when the origin changes). */
+  'redirect.followed': { method: string; status: number; from: string; to: string };
 }
 
 /** One event: its `type` and the payload {@link SluiceEventMap} gives for that type. */

@@ -208,7 +208,7 @@ for (const [name, root, version] of [['v4', 'v4', '4.0'], ['v2', 'v2', '2.0']] a
       expect(await client.from<Product>('Products').list()).toHaveLength(250);
       expect(since(mark)).toHaveLength(3);
       // Reported once per foreign origin, with redacted URLs.
-      expect(events).toEqual([expect.objectContaining({ type: 'odata.link.rebased', kind: 'next', from: expect.stringContaining('http://localhost:1/'), to: expect.stringContaining(srv.origin) })]);
+      expect(events.filter((e) => (e as { type: string }).type.startsWith('odata.'))).toEqual([expect.objectContaining({ type: 'odata.link.rebased', kind: 'next', from: expect.stringContaining('http://localhost:1/'), to: expect.stringContaining(srv.origin) })]);
       const items: StreamItem<Product>[] = [];
       for await (const item of od(version, root, { rebaseLinks: false }).from<Product>('Products').stream()) items.push(item);
       expect(items.filter((i) => i.value)).toHaveLength(100);

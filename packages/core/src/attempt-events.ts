@@ -1,0 +1,55 @@
+import type { EventSink } from './events.js';
+import { redactText, redactURL } from './redact.js';
+
+/**
+ * Builders of the per-attempt events (`request.*`, `retry.scheduled`). The client calls them only when
+ * `events.enabled`, so nothing is built, measured or redacted when nobody listens.
+ */
+
+/** Reports `request.start`; returns the attempt's start time for the duration of its outcome. */
+export function attemptStarted(events: EventSink, method: string, url: string, attempt: number, maxAttempts: number): number {
+  events.emit('request.start', { method, url: redactURL(url), attempt, maxAttempts });
+  return performance.now();
+}
+
+/** Reports `request.response` for an attempt that got its headers. */
+export function attemptAnswered(
+  events: EventSink, method: string, url: string, attempt: number, maxAttempts: number, started: number, status: number,
+): void {
+  const durationMs = performance.now() - started;
+  events.emit('request.response', { method, url: redactURL(url), status, durationMs, attempt, maxAttempts });
+}
+
+/** Reports `request.error` for an attempt that failed without a response. */
+export function attemptFailed(
+  events: EventSink, method: string, url: string, attempt: number, maxAttempts: number, started: number, error: unknown,
+): void {
+  const durationMs = performance.now() - started;
+  events.emit('request.error', { method, url: redactURL(url), errorType: errorType(error), message: errorMessage(error), durationMs, attempt, maxAttempts });
+}
+
+/** Reports `retry.scheduled` after attempt `attempt` failed (`outcome`: its status or its error). */
+export function retryScheduled(
+  events: EventSink, method: string, url: string, attempt: number, maxAttempts: number, delayMs: number, outcome: number | unknown,
+): void {
+  const reason = typeof outcome === 'number' ? `status ${outcome}` : errorType(outcome);
+  events.emit('retry.scheduled', { method, url: redactURL(url), reason, delayMs, attempt, maxAttempts });
+}
+
+/** The class name of an error (`NetworkError`), or `Error` for anything else thrown. */
+export function errorType(error: unknown): string {
+  return error instanceof Error ? error.name : 'Error';
+}
+
+function errorMessage(error: unknown): string {
+  // sluice errors name requests with redacted URLs; redact again for errors from elsewhere (a plugin's).
+  return redactText(error instanceof Error ? error.message : String(error));
+}
+
+/** Awaits an attempt's admission (rate-limit token, `Retry-After` pause) and reports how long it took. */
+export async function waitAdmitted(admitted: Promise<void>, events: EventSink, origin: string): Promise<void> {
+  if (!events.enabled) return admitted;
+  const started = performance.now();
+  await admitted;
+  events.emit('ratelimit.wait', { origin, waitedMs: performance.now() - started });
+}
