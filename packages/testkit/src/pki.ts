@@ -87,6 +87,16 @@ async function issue(
  */
 export async function createTestPKI(options: TestPKIOptions = {}): Promise<TestPKI> {
   const dir = await mkdtemp(join(tmpdir(), 'sluice-pki-'));
+  try {
+    return await generate(dir, options);
+  } catch (error) {
+    // A failed openssl step leaves no keys behind.
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function generate(dir: string, options: TestPKIOptions): Promise<TestPKI> {
   const passphrase = 'test-passphrase-9c1e';
   const ca = await makeCA(dir, 'ca');
   const names = [...(options.onlyServerNames === true ? [] : ['DNS:localhost', 'IP:127.0.0.1']), ...(options.serverNames ?? []).map((n) => `DNS:${n}`)];

@@ -73,6 +73,7 @@ export async function startMTLSProvider(pki: TestPKI): Promise<MTLSProvider> {
     adapter: testStorage(),
     jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'sluice-mtls', alg: 'ES256', use: 'sig' }] },
     cookies: { keys: ['sluice-testkit-mtls-cookie-key'] },
+    ttl: { ClientCredentials: 300, AccessToken: 300 },
     clientAuthMethods: ['tls_client_auth'],
     // RFC 8705 5: the token endpoint for certificate-authenticated clients, under another name (localhost) to tell them apart.
     discovery: { mtls_endpoint_aliases: { token_endpoint: `${issuer.replace('127.0.0.1', 'localhost')}/token` } },
