@@ -1,4 +1,5 @@
 import { attemptAnswered, attemptFailed, attemptStarted, retryScheduled, waitAdmitted } from './attempt-events.js';
+import { debugListener, debugWriter } from './debug-log.js';
 import { abortErrorFor, checkDeadline, DeadlineError, startDeadline, type RequestDeadline } from './deadline.js';
 import { toHttpError } from './error-body.js';
 import { AbortError, ConfigError, DecodeError, NetworkError, RedirectError, SluiceError, TimeoutError } from './errors.js';
@@ -98,6 +99,8 @@ export class Client {
     if (this.transport.defaultHeaders !== undefined) resolved.headers = { ...this.transport.defaultHeaders, ...resolved.headers };
     this.config = resolved;
     this.events = new EventSink(resolved.onEvent === undefined ? [] : [resolved.onEvent]);
+    const debug = debugWriter();
+    if (debug !== undefined) this.events.on(debugListener(debug));
     if (this.transport.insecureTLS === true) this.events.emit('tls.insecure', { option: 'tls.insecureSkipVerify' });
     const { baseURL } = resolved;
     this.strategy = baseURL === undefined ? 'rfc3986' : strategyFor({ baseURL, urlNormalization: resolved.urlNormalization });
