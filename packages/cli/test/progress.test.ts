@@ -9,9 +9,9 @@ let cli: SluiceCLI;
 let srv: ODataTestServer;
 let dir: string;
 beforeAll(async () => {
-  // Pages wait 50 ms, $count does not: the total is known before the first page arrives.
+  // Pages wait 100 ms, $count does not: the total is known long before the first page arrives.
   [cli, srv, dir] = await Promise.all([
-    sluiceCLI(), startODataServer({ products: 3000, pageSize: 500, faults: { latencyMs: 50 } }), mkdtemp(join(tmpdir(), 'sluice-progress-')),
+    sluiceCLI(), startODataServer({ products: 3000, pageSize: 500, faults: { latencyMs: 100 } }), mkdtemp(join(tmpdir(), 'sluice-progress-')),
   ]);
 });
 afterAll(async () => {
