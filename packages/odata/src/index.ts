@@ -36,6 +36,8 @@ export type {
 export { BatchFormatError } from './batch/errors.js';
 export { Batch, Changeset, BatchOperation, BatchRef, type BatchSendOptions, type BatchTarget } from './batch/batch.js';
 export type { BatchResult } from './batch/results.js';
+export { DeltaSync, DeltaExpiredError, type DeltaChange, type DeltaSyncOptions } from './delta/delta.js';
+export { FileDeltaStore, type DeltaStore } from './delta/store.js';
 export { etagOf, type ETagSource } from './write/etag.js';
 export { PreconditionFailedError, PreconditionRequiredError, ReadOnlyQueryError } from './write/errors.js';
 export type { CreateOptions, UpdateOptions, DeleteOptions, WriteResult } from './write/entity-writes.js';

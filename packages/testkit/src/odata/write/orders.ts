@@ -131,6 +131,19 @@ export class OrderStore {
   private nextOrder = 1;
   private nextLine = 1;
   private tick = Date.UTC(2026, 0, 1);
+  /** Change log for delta reads: one entry per create, update or delete of an order, in order. */
+  readonly changes: Array<{ seq: number; id: number; deleted: boolean }> = [];
+  /** Delta tokens below this sequence number are expired (answered 410). */
+  expiredBefore = 0;
+
+  /** The sequence number of the last change (a delta token). */
+  get seq(): number {
+    return this.changes.at(-1)?.seq ?? 0;
+  }
+
+  private log(id: number, deleted: boolean): void {
+    this.changes.push({ seq: this.seq + 1, id, deleted });
+  }
 
   /** The ETag of an order: weak, from its version counter. */
   etag(order: OrderRecord): string {
@@ -166,6 +179,7 @@ export class OrderStore {
       order.lines.push(lineID);
     }
     this.orders.set(id, order);
+    this.log(id, false);
     return order;
   }
 
@@ -176,6 +190,7 @@ export class OrderStore {
     const base = replace ? { ...DEFAULTS, ID: order.values['ID']! } : order.values;
     order.values = { ...base, ...changes, ModifiedAt: this.tick++ };
     order.version++;
+    this.log(order.values['ID'] as number, false);
   }
 
   /** Copies the state; the returned function puts it back (a failed batch changeset is rolled back). */
@@ -183,7 +198,9 @@ export class OrderStore {
     const orders = [...this.orders].map(([k, o]) => [k, { values: { ...o.values }, version: o.version, lines: [...o.lines] }] as [number, OrderRecord]);
     const lines = [...this.lines].map(([k, l]) => [k, { ...l }] as [number, Stored]);
     const { nextOrder, nextLine, tick } = this;
+    const logged = this.changes.length;
     return () => {
+      this.changes.length = logged;
       this.orders.clear();
       for (const [k, o] of orders) this.orders.set(k, o);
       this.lines.clear();
@@ -196,5 +213,6 @@ export class OrderStore {
     const order = this.get(id);
     for (const line of order.lines) this.lines.delete(line);
     this.orders.delete(id);
+    this.log(id, true);
   }
 }

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CsrfGateway, type CsrfGatewayOptions } from '../../csrf-gateway.js';
 import { badRequest, ODataServerError } from '../errors.js';
 import { checkIfMatch, jsonBody, notModified, prefers, reply, type Exchange } from './exchange.js';
+import { deltaRead } from './delta.js';
 import { Jobs } from './jobs.js';
 import { collectionBody, linesJson, orderEntityBody, orderJson } from './order-json.js';
 import { OrderStore, type OrderRecord } from './orders.js';
@@ -106,6 +107,7 @@ export class WriteService implements ODataWriteControl {
       if (op !== undefined) throw new ODataServerError(404, 'NotFound', `No segment '${op}' after ${set}`);
       if (set === 'OrderLines') return this.readOnly(x, () => collectionBody(linesJson(this.store, this.store.lines.keys(), x.dialect, x.root), x.dialect, x.root, 'OrderLines'));
       if (x.method === 'GET') {
+        if (await deltaRead(x, this.store)) return;
         const expand = /\$expand=Lines/.test(x.search);
         const items = [...this.store.orders.values()].map((o) => orderJson(this.store, o, x.dialect, x.root, expand));
         return reply(x, 200, {}, collectionBody(items, x.dialect, x.root, 'Orders'));

@@ -1,0 +1,120 @@
+// DeltaSync (SPEC 9): a first full read with `Prefer: odata.track-changes`, then reads of the kept delta
+// link that give only what changed: entities, removals, links and deleted links.
+import { checkOptionKeys, ConfigError, SluiceError } from '@sluice/core';
+import type { ODataProtocol } from '../protocol/types.js';
+import type { Query } from '../query/query.js';
+import { toODataError } from '../read/error-body.js';
+import type { WriteHost } from '../write/host.js';
+import type { DeltaStore } from './store.js';
+
+/** One change of a delta read. A first read (no link kept yet) gives every entity as `entity`. */
+export type DeltaChange<T> =
+  | { readonly kind: 'entity'; readonly value: T }
+  | { readonly kind: 'removed'; readonly id: string; readonly reason: string | undefined }
+  | { readonly kind: 'link' | 'deletedLink'; readonly source: string; readonly relationship: string; readonly target: string };
+
+/**
+ * The service refused the kept delta link (`410 Gone`, or an expired token). The link has been
+ * discarded: call `changes()` again for a full read, which starts tracking anew.
+ */
+export class DeltaExpiredError extends SluiceError {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+/** Options of {@link DeltaSync}. */
+export interface DeltaSyncOptions {
+  /** Where the delta link is kept between runs, such as a {@link FileDeltaStore}. */
+  store: DeltaStore;
+  /** The key of this sync in the store (default: the entity set). */
+  key?: string;
+  signal?: AbortSignal;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Reads one delta item (OData JSON Format 4.0 section 15 and 4.01 section 15). */
+function changeOf(item: Record<string, unknown>, protocol: ODataProtocol, decode: (raw: unknown) => unknown): DeltaChange<unknown> {
+  const removed = item['@odata.removed'] ?? item['@removed'];
+  const context = str(item['@odata.context']) ?? str(item['@context']) ?? '';
+  if (removed !== undefined || context.endsWith('$deletedEntity')) {
+    const reason = str((removed as Record<string, unknown> | undefined)?.['reason']) ?? str(item['reason']);
+    const id = str(item['@odata.id']) ?? str(item['@id']) ?? str(item['id']);
+    if (id === undefined) throw new SluiceError('A delta removal has no id');
+    return { kind: 'removed', id, reason };
+  }
+  if (context.endsWith('$link') || context.endsWith('$deletedLink')) {
+    return { kind: context.endsWith('$link') ? 'link' : 'deletedLink', source: str(item['source']) ?? '', relationship: str(item['relationship']) ?? '', target: str(item['target']) ?? '' };
+  }
+  void protocol;
+  return { kind: 'entity', value: decode(item) };
+}
+
+/**
+ * Keeps an entity set in step (OData v4): `changes()` yields every entity on the first run and only the
+ * changes afterwards; the delta link is saved to the store once the last page was read, so a job resumes
+ * after a restart where it left off. Pages are read one at a time.
+ *
+ * @example
+ * ```ts
+ * const sync = new DeltaSync(od, od.from('Orders'), { store: new FileDeltaStore('./delta.json') })
+ * for await (const change of sync.changes()) console.log(change.kind)
+ * ```
+ */
+export class DeltaSync<T = Record<string, unknown>> {
+  private readonly key: string;
+  constructor(private readonly host: WriteHost, private readonly query: Query<T>, private readonly options: DeltaSyncOptions) {
+    checkOptionKeys('', options, ['store', 'key', 'signal']);
+    if (typeof options.store?.load !== 'function') throw new ConfigError('store', 'must be a DeltaStore (load, save, clear)');
+    this.key = options.key ?? '';
+  }
+
+  /** Forgets the kept link: the next `changes()` is a full read. */
+  reset(): Promise<void> {
+    return this.options.store.clear(this.storeKey());
+  }
+
+  /**
+   * The changes since the last completed run (all entities the first time). Rejects with
+   * DeltaExpiredError when the service no longer accepts the kept link (the link is then cleared).
+   */
+  async *changes(): AsyncGenerator<DeltaChange<T>> {
+    const protocol = await this.host.ready(this.options.signal);
+    if (protocol.version !== '4.0') throw new ConfigError('version', 'DeltaSync needs an OData v4 service');
+    const { url: start } = this.query.render(protocol);
+    const kept = await this.options.store.load(this.storeKey());
+    let url = kept ?? start;
+    const headers: Record<string, string> = { ...protocol.requestHeaders(this.host.writeSettings().largeNumbers) };
+    if (kept === undefined) headers['prefer'] = 'odata.track-changes';
+    const decode = (raw: unknown): unknown => (protocol.decodeRecord ? protocol.decodeRecord(raw, { largeNumbers: this.host.writeSettings().largeNumbers, metadata: this.host.loadedMetadata(), entityType: undefined }) : raw);
+    for (;;) {
+      const response = await this.host.exchange({ method: 'GET', url, headers, signal: this.options.signal });
+      if (kept !== undefined && response.status === 410) {
+        await response.cancel();
+        await this.options.store.clear(this.storeKey());
+        throw new DeltaExpiredError(410, 'The service no longer accepts the kept delta link (410 Gone): it was cleared; call changes() again for a full read');
+      }
+      if (response.status >= 400) throw await toODataError(response);
+      const page = (await response.json()) as Record<string, unknown>;
+      const value = page['value'];
+      if (!Array.isArray(value)) throw new SluiceError('A delta page has no value array');
+      for (const item of value) yield changeOf(item as Record<string, unknown>, protocol, decode) as DeltaChange<T>;
+      const next = str(page['@odata.nextLink']) ?? str(page['@nextLink']);
+      if (next !== undefined) {
+        url = this.host.links.resolve('next', next, url);
+        continue;
+      }
+      const delta = str(page['@odata.deltaLink']) ?? str(page['@deltaLink']);
+      if (delta === undefined) throw new SluiceError('The last page of a change-tracking read has no @odata.deltaLink: the service does not track changes of this set');
+      await this.options.store.save(this.storeKey(), this.host.links.resolve('deltaLink', delta, url));
+      return;
+    }
+  }
+
+  private storeKey(): string {
+    return this.key || this.query.toURL();
+  }
+}
