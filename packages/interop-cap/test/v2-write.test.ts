@@ -44,4 +44,12 @@ describe('CAP v2 adapter: writes', () => {
     await od.from('Suppliers').key(10).delete();
     await expect(od.from('Suppliers').key(10).get()).rejects.toMatchObject({ status: 404 });
   });
+
+  it('a bound action as the adapter\'s function import <Set>_<action> (POST, key and parameters in the query)', async () => {
+    const od = v2Client(cap(), { loadMetadata: true });
+    const part = await od.from<Part>('Parts').key(1).get();
+    const result = await od.action<Part>('Parts_restock').parameter('ID', 1).parameter('quantity', 2)
+      .execute({ etag: part, headers: { 'content-type': 'application/json' } });
+    expect(result.value).toMatchObject({ ID: 1, stock: String(BigInt(part.stock) + 2n) });
+  });
 });
