@@ -112,6 +112,9 @@ describe('packages installed from their tarballs', () => {
       const { stdout } = await run(process.execPath, ['use-packages.mjs', format, odata.v4, `${tokens.origin}/token`], { cwd: app });
       const result = JSON.parse(stdout) as { entries: string[]; products: number; errorName: string; isHttpError: boolean; isSluiceError: boolean; status: number; stack: string };
       expect(result).toMatchObject({ entries: [file, file, file], products: 3, errorName: 'HttpError', isHttpError: true, isSluiceError: true, status: 404 });
+      // The error's stack leads back to the line of the caller's script that awaited the request.
+      expect(result.stack).toMatch(/^HttpError: GET /);
+      expect(result.stack).toMatch(/use-packages\.mjs:\d+:\d+/);
       const reads = odata.requests.filter((r) => r.url.includes('/Products'));
       expect(reads.length).toBeGreaterThan(0);
       expect(reads.every((r) => r.headers.authorization === 'Bearer tarball-token')).toBe(true);
