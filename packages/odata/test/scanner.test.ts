@@ -79,6 +79,25 @@ describe('ItemScanner', () => {
     expect(batch.parsed.length).toBeGreaterThan(0);
   });
 
+  it('splits v2 records whose nested __metadata and __deferred objects end in "},", compact or indented', () => {
+    const rows = Array.from({ length: 200 }, (_, i) => ({
+      __metadata: { uri: `http://x/P(${i})`, type: 'Demo.Product' }, ID: i, Name: `p},{${i}`,
+      Category: { __deferred: { uri: `http://x/P(${i})/Category` } },
+    }));
+    for (const doc of [JSON.stringify({ d: { results: rows, __next: 'n' } }), JSON.stringify({ d: { results: rows, __next: 'n' } }, null, 1)]) {
+      fc.assert(fc.property(fc.array(fc.integer({ min: 0, max: Buffer.byteLength(doc) }), { maxLength: 6 }), (cuts) => {
+        const { items, envelope } = scan(doc, cuts, [['d', 'results'], ['d']]);
+        expect(items).toEqual(rows);
+        expect(envelope).toEqual({ d: { results: [], __next: 'n' } });
+      }), { numRuns: 40 });
+    }
+    // A chunk that stops right after a record's nested "}," still hands the records before it out parsed.
+    const doc = JSON.stringify({ d: { results: rows } });
+    const cut = doc.indexOf('"Demo.Product"},', doc.indexOf('P(150)')) + '"Demo.Product"},'.length;
+    const batch = new ItemScanner([['d', 'results']]).push(Buffer.from(doc.slice(0, cut)));
+    expect(batch.parsed.flatMap((g) => g.values)).toEqual(rows.slice(0, 150));
+  });
+
   it('reads the v2 verbose array at d.results and the envelope around it', () => {
     const doc = JSON.stringify({ d: { __count: '2', results: [{ ID: 1 }, { ID: 2 }], __next: 'http://x/n' } });
     const { items, envelope } = scan(doc, [5, 17, 30], [['d', 'results'], ['d']]);

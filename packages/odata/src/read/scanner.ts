@@ -26,6 +26,24 @@ const SPECULATE_BYTES = 64 * 1024;
 const SPECULATE_MISSES = 3;
 const RECORD_END = Buffer.from('},');
 
+/**
+ * The last `},` at or before `from` (and after `start`) that can end a record: one followed, after
+ * whitespace, by `{` or by the end of the chunk. A `},` followed by anything else closes an object nested
+ * in a record (v2's `__metadata` and `__deferred` in every record), so guessing it would only make
+ * JSON.parse fail over the whole run. Returns -1 when there is none.
+ */
+function lastRecordEnd(buf: Buffer, start: number, from: number): number {
+  const n = buf.length;
+  let at = buf.lastIndexOf(RECORD_END, from);
+  while (at > start) {
+    let k = at + 2;
+    while (k < n && (buf[k] === 0x20 || buf[k] === 0x0a || buf[k] === 0x0d || buf[k] === 0x09)) k++;
+    if (k >= n || buf[k] === OPEN_OBJECT) return at;
+    at = buf.lastIndexOf(RECORD_END, at - 1);
+  }
+  return -1;
+}
+
 const EMPTY: Buffer = Buffer.alloc(0);
 /** `elemStart` of an element that began in an earlier chunk (its bytes are in `pending`). */
 const PENDING = -2;
@@ -249,13 +267,13 @@ export class ItemScanner {
    */
   private speculate(buf: Buffer, i: number, n: number, after: number): number {
     const limit = Math.min(n, i + SPECULATE_BYTES);
-    let at = buf.lastIndexOf(RECORD_END, limit - RECORD_END.length);
+    let at = lastRecordEnd(buf, i, limit - RECORD_END.length);
     for (let tries = 0; tries < 2 && at > i; tries++) {
       let values: unknown[] | undefined;
       try {
         values = JSON.parse(`[${buf.toString('utf8', i, at + 1)}]`) as unknown[];
       } catch {
-        at = buf.lastIndexOf(RECORD_END, at - 1);
+        at = lastRecordEnd(buf, i, at - 1);
         continue;
       }
       this.parsed.push({ after, values });
