@@ -83,8 +83,8 @@ export async function openService(serviceURL: string, flags: ConnectionFlags, te
       headers: { ...headers, ...auth.headers },
       plugins: flags.verbose ? [...auth.plugins, requestLog(terminal)] : auth.plugins,
       // Events never carry secrets: with --verbose each one is a line (token requests, rebased links, pauses).
-      // request.start/response would repeat the line requestLog writes per response; retries and waits still show.
-      ...(flags.verbose ? { onEvent: (event: SluiceEvent) => { if (event.type !== 'request.start' && event.type !== 'request.response') terminal.debug(describeEvent(event)); } } : {}),
+      // request.start/response/end would repeat the line requestLog writes per response; retries and waits still show.
+      ...(flags.verbose ? { onEvent: (event: SluiceEvent) => { if (event.type !== 'request.start' && event.type !== 'request.response' && event.type !== 'request.end') terminal.debug(describeEvent(event)); } } : {}),
       ...(flags.timeout === undefined ? {} : { timeout: flags.timeout }),
       ...(retries === undefined ? {} : { retry: { maxAttempts: retries + 1 } }),
     },

@@ -1,15 +1,15 @@
-import { attemptAnswered, attemptFailed, attemptStarted, retryScheduled, waitAdmitted } from './attempt-events.js';
+import { attemptAnswered, attemptFailed, attemptStarted, requestEnded, retryScheduled, waitAdmitted } from './attempt-events.js';
 import { debugListener, debugWriter } from './debug-log.js';
 import { abortErrorFor, checkDeadline, DeadlineError, startDeadline, type RequestDeadline } from './deadline.js';
 import { toHttpError } from './error-body.js';
-import { AbortError, ConfigError, DecodeError, NetworkError, RedirectError, SluiceError, TimeoutError } from './errors.js';
+import { AbortError, ConfigError, HttpError, DecodeError, NetworkError, RedirectError, SluiceError, TimeoutError } from './errors.js';
 import { EventSink } from './events.js';
 import { ResponseHeaders } from './headers.js';
 import { checkHeaders, checkRetry, checkTimeout, resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
 import type { Plugin, PluginRequest } from './plugin.js';
 import { describeRequest, redactHeaders, redactURL } from './redact.js';
 import { nextHop, REDIRECT_STATUSES } from './redirect.js';
-import type { Attempt, RequestOptions, ShortcutOptions } from './request-options.js';
+import { nextRequestId, type Attempt, type RequestOptions, type ShortcutOptions } from './request-options.js';
 import { SluiceResponse, type BodyWatch } from './response.js';
 import { backoffDelay, parseRetryAfter, type RetryOptions } from './retry.js';
 import { Bulkhead } from './resilience/bulkhead.js';
@@ -194,8 +194,9 @@ export class Client {
     const plugins = this.config.plugins;
     const throwHttpErrors = init.throwHttpErrors ?? this.config.throwHttpErrors;
 
+    const started = this.events.enabled ? performance.now() : 0;
     const pluginRequest: { -readonly [K in keyof PluginRequest]: PluginRequest[K] } = {
-      method, url, origin: target.origin, headers, body, signal, context: init.context ?? {}, resends: 0,
+      id: nextRequestId(), method, url, origin: target.origin, headers, body, signal, context: init.context ?? {}, resends: 0,
     };
     let resentBy: Set<string> | undefined;
     const bulkhead = this.bulkhead;
@@ -206,7 +207,7 @@ export class Client {
     try {
       for (;;) {
         for (const plugin of plugins) if (plugin.onRequest) await plugin.onRequest(pluginRequest, this);
-        const attempt: Attempt = { method, url, origin: target.origin, headers: pluginRequest.headers, body, failFast: init.failFast, deadline };
+        const attempt: Attempt = { id: pluginRequest.id, method, url, origin: target.origin, headers: pluginRequest.headers, body, failFast: init.failFast, deadline };
         const response = await this.sendWithRetries(attempt, target.path, retry, canRetry, timeout, signal);
         let resend = false;
         for (const plugin of plugins) {
@@ -223,10 +224,12 @@ export class Client {
           pluginRequest.resends++;
           continue;
         }
+        if (this.events.enabled) requestEnded(this.events, pluginRequest, started, response.status);
         if (throwHttpErrors && response.status >= 400) throw await toHttpError(response);
         return response;
       }
     } catch (error) {
+      if (this.events.enabled && !(error instanceof HttpError)) requestEnded(this.events, pluginRequest, started, error);
       // A plugin that reports a deadline's (or AbortSignal.timeout's) abort as a plain AbortError: name it for what it is.
       if (error instanceof AbortError && signal?.aborted) {
         const typed = abortErrorFor(method, url, signal);
@@ -335,22 +338,22 @@ export class Client {
     const { events } = this;
     for (let n = 1; ; n++) {
       const last = n >= max;
-      const started = events.enabled ? attemptStarted(events, attempt.method, attempt.url, n, max) : undefined;
+      const started = events.enabled ? attemptStarted(events, attempt, n, max) : undefined;
       let response: SluiceResponse;
       try {
         response = await this.sendFollowingRedirects(attempt, path, timeout, signal);
       } catch (error) {
-        if (started !== undefined) attemptFailed(events, attempt.method, attempt.url, n, max, started, error);
+        if (started !== undefined) attemptFailed(events, attempt, n, max, started, error);
         const refusedByProxy = error instanceof ProxyError && error.refused;
         if (last || !isOutage(error) || refusedByProxy || !retry.retryOnNetworkError) throw error;
         const pause = backoffDelay(n, retry);
         // A retry whose wait would pass the deadline is not started: the caller gets this failure now.
         if (attempt.deadline?.passedAfter(pause) || !this.retryFitsBudget()) throw error;
-        if (events.enabled) retryScheduled(events, attempt.method, attempt.url, n, max, pause, error);
+        if (events.enabled) retryScheduled(events, attempt, n, max, pause, error);
         await this.wait(pause, attempt, signal);
         continue;
       }
-      if (started !== undefined) attemptAnswered(events, attempt.method, attempt.url, n, max, started, response.status);
+      if (started !== undefined) attemptAnswered(events, attempt, n, max, started, response.status);
       if (last || !retry.retryableStatus.includes(response.status)) return response;
       const retryAfter = parseRetryAfter(response.headers.get('retry-after') ?? undefined);
       // A server asking for a longer pause than we accept gets its answer back instead of a retry.
@@ -359,7 +362,7 @@ export class Client {
       // Retries past the deadline, or beyond the client-wide budget (a retry storm), are not started.
       if (attempt.deadline?.passedAfter(pause) || !this.retryFitsBudget()) return response;
       await response.cancel();
-      if (events.enabled) retryScheduled(events, attempt.method, attempt.url, n, max, pause, response.status);
+      if (events.enabled) retryScheduled(events, attempt, n, max, pause, response.status);
       await this.wait(pause, attempt, signal);
     }
   }

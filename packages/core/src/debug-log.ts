@@ -43,10 +43,11 @@ function ms(value: number): string {
   return `${value < 10 ? value.toFixed(1) : Math.round(value)}ms`;
 }
 
-/** One log line for an event, or undefined for `request.start` (its attempt gets one line when it ends). */
+/** One log line for an event, or undefined for `request.start` and `request.end` (each attempt gets its line when it ends). */
 export function formatEvent(event: SluiceEvent): string | undefined {
   switch (event.type) {
     case 'request.start':
+    case 'request.end':
       return undefined;
     case 'request.response':
       return `${event.method} ${event.url} ${event.status} ${ms(event.durationMs)} attempt ${event.attempt}/${event.maxAttempts}`;

@@ -16,14 +16,22 @@ export interface SluiceEventMap {
   'origin.paused': { origin: string; status: number; pauseMs: number; retryAfterMs: number };
   /** The client's transport does not check server certificates (`option` names the setting): anyone on the path can read and change traffic. */
   'tls.insecure': { option: string };
-  /** Attempt `attempt` of at most `maxAttempts` of a request starts (`url` redacted). Redirect hops belong to the attempt. */
-  'request.start': { method: string; url: string; attempt: number; maxAttempts: number };
+  /**
+   * Attempt `attempt` of at most `maxAttempts` of a request starts (`url` redacted). Redirect hops belong to
+   * the attempt. `requestId` (unique in the process, also `PluginRequest.id`) ties a request's events together.
+   */
+  'request.start': { requestId: number; method: string; url: string; attempt: number; maxAttempts: number };
   /** An attempt got its response headers: `durationMs` since its `request.start` (rate-limit waits included). */
-  'request.response': { method: string; url: string; status: number; durationMs: number; attempt: number; maxAttempts: number };
+  'request.response': { requestId: number; method: string; url: string; status: number; durationMs: number; attempt: number; maxAttempts: number };
   /** An attempt failed without a response: `errorType` is the error's class name (`NetworkError`, `TimeoutError`...), `message` its redacted message. */
-  'request.error': { method: string; url: string; errorType: string; message: string; durationMs: number; attempt: number; maxAttempts: number };
+  'request.error': { requestId: number; method: string; url: string; errorType: string; message: string; durationMs: number; attempt: number; maxAttempts: number };
   /** Attempt `attempt` failed and the next one starts in `delayMs`; `reason` is `status 503` or the error's class name. */
-  'retry.scheduled': { method: string; url: string; reason: string; delayMs: number; attempt: number; maxAttempts: number };
+  'retry.scheduled': { requestId: number; method: string; url: string; reason: string; delayMs: number; attempt: number; maxAttempts: number };
+  /**
+   * A request ended (after its retries and plugin resends): with the final `status`, or the `errorType` it
+   * failed with. `durationMs` runs from the request's start; `requestId` is the one its attempts carried.
+   */
+  'request.end': { requestId: number; method: string; url: string; status?: number; errorType?: string; durationMs: number };
   /** An attempt to `origin` waited `waitedMs` for a rate-limit token or an origin's `Retry-After` pause. */
   'ratelimit.wait': { origin: string; waitedMs: number };
   /** The circuit breaker of `origin` changed state (also given to `circuitBreaker.onStateChange`). */

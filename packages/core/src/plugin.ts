@@ -4,6 +4,8 @@ import type { Client } from './client.js';
 
 /** The request as plugins see it. `headers` (lower-case names) may be changed in `onRequest`. */
 export interface PluginRequest {
+  /** Unique in the process; the `requestId` of this request's events (`request.start`, `retry.scheduled`...). */
+  readonly id: number;
   /** Upper-case method. */
   readonly method: string;
   /** Absolute URL the request goes to. */

@@ -59,6 +59,8 @@ export type ShortcutOptions = Omit<RequestOptions, 'method' | 'path'>;
 
 /** One attempt as the client sends it (internal). */
 export interface Attempt {
+  /** The request's id (`PluginRequest.id`), carried by its events. */
+  id: number;
   method: string;
   url: string;
   origin: string;
@@ -70,3 +72,10 @@ export interface Attempt {
   deadline: RequestDeadline | undefined;
 }
 
+
+let lastRequestId = 0;
+
+/** A new request id, unique in the process (`PluginRequest.id`, `requestId` in events). */
+export function nextRequestId(): number {
+  return ++lastRequestId;
+}

@@ -26,10 +26,12 @@ describe('per-attempt events', () => {
     expect(events.map((e) => e.type)).toEqual([
       'request.start', 'request.response', 'retry.scheduled',
       'request.start', 'request.response', 'retry.scheduled',
-      'request.start', 'request.response',
+      'request.start', 'request.response', 'request.end',
     ]);
     const url = `${s.origin}/items?access_token=[REDACTED]&page=2`;
-    expect(events[0]).toEqual({ type: 'request.start', method: 'GET', url, attempt: 1, maxAttempts: 3 });
+    expect(events[0]).toEqual({ type: 'request.start', requestId: expect.any(Number), method: 'GET', url, attempt: 1, maxAttempts: 3 });
+    expect(new Set(events.map((e) => 'requestId' in e && e.requestId))).toEqual(new Set([events[0]!.type === 'request.start' && events[0]!.requestId]));
+    expect(events[8]).toMatchObject({ type: 'request.end', method: 'GET', url, status: 200 });
     expect(events[1]).toMatchObject({ type: 'request.response', method: 'GET', url, status: 503, attempt: 1, maxAttempts: 3 });
     expect(events[2]).toMatchObject({ type: 'retry.scheduled', reason: 'status 503', attempt: 1, maxAttempts: 3 });
     expect(events[5]).toMatchObject({ type: 'retry.scheduled', reason: 'status 503', attempt: 2 });
@@ -49,7 +51,7 @@ describe('per-attempt events', () => {
     const events: SluiceEvent[] = [];
     const client = track(createClient({ baseURL: s.origin, retry: { maxAttempts: 2, waitBase: 1 }, onEvent: (e) => events.push(e) }));
     await (await client.get('x?password=pw-s3cret')).cancel();
-    expect(events.map((e) => e.type)).toEqual(['request.start', 'request.error', 'retry.scheduled', 'request.start', 'request.response']);
+    expect(events.map((e) => e.type)).toEqual(['request.start', 'request.error', 'retry.scheduled', 'request.start', 'request.response', 'request.end']);
     expect(events[1]).toMatchObject({ errorType: 'NetworkError', attempt: 1, maxAttempts: 2 });
     expect(events[2]).toMatchObject({ reason: 'NetworkError' });
     events.length = 0;
@@ -87,7 +89,9 @@ describe('per-attempt events', () => {
     expect(events.filter((e) => e.type === 'circuit.state')).toEqual([
       { type: 'circuit.state', origin: s.origin, from: 'closed', to: 'open', reason: expect.any(String) },
     ]);
-    expect(events.at(-1)).toMatchObject({ type: 'request.error', errorType: 'CircuitOpenError' });
+    expect(events.at(-2)).toMatchObject({ type: 'request.error', errorType: 'CircuitOpenError' });
+    expect(events.at(-1)).toMatchObject({ type: 'request.end', errorType: 'CircuitOpenError' });
+    expect(events.filter((e) => e.type === 'request.end').map((e) => e.type === 'request.end' && e.status)).toEqual([500, 500, undefined]);
   });
 
   it('reports a wait for a rate-limit token', async () => {

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { MeterProvider, MetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
+import { startServer, sendJSON } from '@sluice/testkit';
+import { createClient, otel, type OtelOptions } from '@sluice/core';
+import { closeAfterEach } from './close-after-each.js';
+
+const track = closeAfterEach();
+
+/** A metric reader collected on demand. */
+class TestReader extends MetricReader {
+  protected async onShutdown(): Promise<void> {}
+  protected async onForceFlush(): Promise<void> {}
+}
+
+function telemetry(): { exporter: InMemorySpanExporter; reader: TestReader; options: OtelOptions } {
+  const exporter = new InMemorySpanExporter();
+  const reader = new TestReader();
+  return {
+    exporter, reader,
+    options: {
+      tracerProvider: new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
+      meterProvider: new MeterProvider({ readers: [reader] }),
+    },
+  };
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
+
+describe('otel()', () => {
+  it('one client span for a request retried twice, an event per retry, traceparent on every attempt, a duration histogram', async () => {
+    let calls = 0;
+    const s = track(await startServer((_req, res) => sendJSON(res, ++calls < 3 ? 503 : 200, {})));
+    const { exporter, reader, options } = telemetry();
+    const client = track(createClient({
+      baseURL: s.origin, retry: { maxAttempts: 3, waitBase: 1 }, headers: { authorization: 'Bearer s3cret' }, plugins: [otel(options)],
+    }));
+    await (await client.get('items', { query: { access_token: 'q-s3cret', page: 1 } })).cancel();
+
+    const spans = exporter.getFinishedSpans();
+    expect(spans).toHaveLength(1);
+    const span = spans[0]!;
+    expect(span.name).toBe('GET');
+    expect(span.kind).toBe(SpanKind.CLIENT);
+    const port = Number(new URL(s.origin).port);
+    expect(span.attributes).toEqual({
+      'http.request.method': 'GET', 'server.address': '127.0.0.1', 'server.port': port,
+      'url.full': `${s.origin}/items?access_token=[REDACTED]&page=1`, 'http.response.status_code': 200, 'http.request.resend_count': 2,
+    });
+    expect(span.events.map((e) => [e.name, e.attributes?.['http.request.resend_count'], e.attributes?.['sluice.retry.reason']])).toEqual([
+      ['sluice.retry', 1, 'status 503'], ['sluice.retry', 2, 'status 503'],
+    ]);
+    expect(span.status.code).toBe(SpanStatusCode.UNSET);
+
+    // Every attempt carries the span's context.
+    expect(s.requests).toHaveLength(3);
+    for (const request of s.requests) {
+      const match = TRACEPARENT.exec(String(request.headers.traceparent));
+      expect(match?.[1]).toBe(span.spanContext().traceId);
+      expect(match?.[2]).toBe(span.spanContext().spanId);
+    }
+
+    const { resourceMetrics } = await reader.collect();
+    const metric = resourceMetrics.scopeMetrics.flatMap((m) => m.metrics).find((m) => m.descriptor.name === 'http.client.request.duration') as HistogramMetricData;
+    expect(metric.descriptor.unit).toBe('s');
+    expect(metric.dataPoints).toHaveLength(1);
+    expect(metric.dataPoints[0]!.value.count).toBe(1);
+    expect(metric.dataPoints[0]!.attributes).toMatchObject({ 'http.request.method': 'GET', 'http.response.status_code': 200, 'server.port': port });
+    expect(JSON.stringify([span.attributes, span.events, metric.dataPoints])).not.toContain('s3cret');
+  });
+
+  it('a failed request ends its span with error.type and an error status; propagate: false sends no traceparent', async () => {
+    const s = track(await startServer((req, res) => {
+      if (req.url === '/gone') req.socket.destroy();
+      else sendJSON(res, 404, {});
+    }));
+    const { exporter, options } = telemetry();
+    const client = track(createClient({ baseURL: s.origin, retry: { maxAttempts: 2, waitBase: 1 }, plugins: [otel({ ...options, propagate: false })] }));
+    await expect(client.get('gone')).rejects.toMatchObject({ name: 'NetworkError' });
+    await expect(client.get('missing')).rejects.toMatchObject({ status: 404 });
+    const [failed, missing] = exporter.getFinishedSpans();
+    expect(failed!.attributes).toMatchObject({ 'error.type': 'NetworkError', 'http.request.resend_count': 1 });
+    expect(failed!.attributes['http.response.status_code']).toBeUndefined();
+    expect(failed!.status.code).toBe(SpanStatusCode.ERROR);
+    expect(missing!.attributes).toMatchObject({ 'error.type': '404', 'http.response.status_code': 404 });
+    expect(missing!.attributes['http.request.resend_count']).toBeUndefined();
+    for (const request of s.requests) expect(request.headers.traceparent).toBeUndefined();
+  });
+
+  it('concurrent requests get one span each, each attempt carrying its own', async () => {
+    const s = track(await startServer((_req, res) => sendJSON(res, 200, {})));
+    const { exporter, options } = telemetry();
+    const client = track(createClient({ baseURL: s.origin, plugins: [otel(options)] }));
+    const responses = await Promise.all(['a', 'b', 'c'].map((p) => client.get(p)));
+    for (const r of responses) await r.cancel();
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => span.attributes['url.full']).sort()).toEqual(['a', 'b', 'c'].map((p) => `${s.origin}/${p}`));
+    const sent = new Map(s.requests.map((r) => [r.url, TRACEPARENT.exec(String(r.headers.traceparent))?.[2]]));
+    for (const span of spans) expect(sent.get(new URL(String(span.attributes['url.full'])).pathname)).toBe(span.spanContext().spanId);
+  });
+});
