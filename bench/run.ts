@@ -12,6 +12,7 @@ export interface BenchSuite {
 const suites: string[] = [
   './core-get.ts',
   './core-resilience.ts',
+  './core-observability.ts',
   './oauth.ts',
   './odata-stream.ts',
   './odata-record-size.ts',
