@@ -17,6 +17,7 @@ const suites: string[] = [
   './odata-stream.ts',
   './odata-record-size.ts',
   './odata-writes.ts',
+  './odata-batch.ts',
   './cli-export.ts',
   './redis.ts',
 ];
