@@ -41,5 +41,5 @@ export { UndiciTransport, type UndiciTransportOptions } from './transport/undici
 export { ProxyError, type ProxyOption } from './transport/proxy.js';
 export type { TLSOptions, TLSMaterial } from './transport/tls.js';
 export { FetchTransport, type FetchTransportOptions } from './transport/fetch.js';
-export { otel, type OtelOptions } from './otel.js';
+export { otel, type OtelOptions, type OtelTracerProvider, type OtelMeterProvider } from './otel.js';
 export { csrf, CookieStore, CsrfTokenError, type CsrfOptions } from './csrf/index.js';

@@ -7,12 +7,25 @@ import { redactURL } from './redact.js';
 
 type API = typeof import('@opentelemetry/api');
 
+/**
+ * An OpenTelemetry `TracerProvider`, typed by shape so that sluice's declarations do not need
+ * `@opentelemetry/api` installed.
+ */
+export interface OtelTracerProvider {
+  getTracer(name: string, version?: string, options?: object): object;
+}
+
+/** An OpenTelemetry `MeterProvider`, typed by shape (see {@link OtelTracerProvider}). */
+export interface OtelMeterProvider {
+  getMeter(name: string, version?: string, options?: object): object;
+}
+
 /** Options of {@link otel}. */
 export interface OtelOptions {
   /** Where spans go. Default: the global tracer provider (`trace.setGlobalTracerProvider`, or the one the OpenTelemetry Node SDK registers). */
-  tracerProvider?: TracerProvider;
+  tracerProvider?: OtelTracerProvider;
   /** Where the `http.client.request.duration` histogram goes. Default: the global meter provider. */
-  meterProvider?: MeterProvider;
+  meterProvider?: OtelMeterProvider;
   /** Send the trace context (`traceparent`, `tracestate`) with each request. Default true. */
   propagate?: boolean;
 }
@@ -56,8 +69,8 @@ export function otel(options: OtelOptions = {}): Plugin {
   const propagate = options.propagate ?? true;
 
   const load = (): Promise<Instruments> => (loading ??= import('@opentelemetry/api').then((api) => {
-    const tracer = (options.tracerProvider ?? api.trace.getTracerProvider()).getTracer('@sluice/core');
-    const meter = (options.meterProvider ?? api.metrics.getMeterProvider()).getMeter('@sluice/core');
+    const tracer = ((options.tracerProvider as TracerProvider | undefined) ?? api.trace.getTracerProvider()).getTracer('@sluice/core');
+    const meter = ((options.meterProvider as MeterProvider | undefined) ?? api.metrics.getMeterProvider()).getMeter('@sluice/core');
     const duration = meter.createHistogram('http.client.request.duration', {
       unit: 's', description: 'Duration of HTTP client requests.', advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     });
