@@ -40,40 +40,37 @@ export async function startServerProcess(products: number, pageSize: number): Pr
   return { v4, v2, child };
 }
 
-async function handLoop(first: string): Promise<number> {
+/** Fetches one page's text: the hand loops differ only in this (undici.request or one undici.Pool). */
+type GetText = (url: string) => Promise<string>;
+
+const viaRequest: GetText = async (url) => (await request(url, { headers: { accept: ACCEPT } })).body.text();
+
+/** On one `undici.Pool` (the cheapest undici API). */
+function viaPool(pool: Pool, accept: string): GetText {
+  return async (url) => {
+    const u = new URL(url);
+    return (await pool.request({ method: 'GET', path: u.pathname + u.search, headers: { accept } })).body.text();
+  };
+}
+
+/** The v4 hand loop: JSON.parse each page, follow nextLink. */
+async function handLoop(first: string, get: GetText): Promise<number> {
   let url: string | undefined = first;
   let n = 0;
   while (url) {
-    const { body } = await request(url, { headers: { accept: ACCEPT } });
-    const doc = JSON.parse(await body.text()) as { value: unknown[]; '@odata.nextLink'?: string };
+    const doc = JSON.parse(await get(url)) as { value: unknown[]; '@odata.nextLink'?: string };
     n += doc.value.length;
     url = doc['@odata.nextLink'];
   }
   return n;
 }
 
-/** The v4 hand loop on one `undici.Pool` (the cheapest undici API): JSON.parse each page, follow nextLink. */
-async function poolLoopV4(pool: Pool, first: string): Promise<number> {
+/** The v2 hand loop with sluice's shaping: records at `d.results`, `__next`, `__metadata` dropped. */
+async function handLoopV2(first: string, get: GetText): Promise<number> {
   let url: string | undefined = first;
   let n = 0;
   while (url) {
-    const u = new URL(url);
-    const { body } = await pool.request({ method: 'GET', path: u.pathname + u.search, headers: { accept: ACCEPT } });
-    const doc = JSON.parse(await body.text()) as { value: unknown[]; '@odata.nextLink'?: string };
-    n += doc.value.length;
-    url = doc['@odata.nextLink'];
-  }
-  return n;
-}
-
-/** The v2 hand loop on `undici.Pool` with sluice's shaping: records at `d.results`, `__next`, `__metadata` dropped. */
-async function poolLoopV2(pool: Pool, first: string): Promise<number> {
-  let url: string | undefined = first;
-  let n = 0;
-  while (url) {
-    const u = new URL(url);
-    const { body } = await pool.request({ method: 'GET', path: u.pathname + u.search, headers: { accept: 'application/json' } });
-    const doc = JSON.parse(await body.text()) as { d: { results: Record<string, unknown>[]; __next?: string } };
+    const doc = JSON.parse(await get(url)) as { d: { results: Record<string, unknown>[]; __next?: string } };
     for (const record of doc.d.results) {
       delete record['__metadata'];
       n++;
@@ -161,10 +158,10 @@ export async function run(): Promise<string> {
     const first2 = `${server.v2}Products?$top=${RECORDS}`;
     const pool = new Pool(new URL(server.v4).origin);
     const contenders: [string, () => Promise<number>][] = [
-      ['v4 hand loop (undici.request + JSON.parse + nextLink)', () => handLoop(first)],
-      ['v4 hand loop (undici.Pool + JSON.parse + nextLink)', () => poolLoopV4(pool, first)],
+      ['v4 hand loop (undici.request + JSON.parse + nextLink)', () => handLoop(first, viaRequest)],
+      ['v4 hand loop (undici.Pool + JSON.parse + nextLink)', () => handLoop(first, viaPool(pool, ACCEPT))],
       ['v4 sluice `stream()`', () => sluiceStream(od, RECORDS)],
-      ['v2 hand loop (undici.Pool + JSON.parse, `d.results`, `__next`, `__metadata` dropped)', () => poolLoopV2(pool, first2)],
+      ['v2 hand loop (undici.Pool + JSON.parse, `d.results`, `__next`, `__metadata` dropped)', () => handLoopV2(first2, viaPool(pool, 'application/json'))],
       ['v2 sluice `stream()`', () => sluiceStream(od2, RECORDS)],
     ];
     for (const [, task] of contenders) await task(); // warm-up: JIT, connections, the server's page cache
