@@ -14,6 +14,8 @@ export interface ExportFlags extends ConnectionFlags, QueryFlags {
   pageSize?: number;
   progress: ProgressMode;
   quiet?: boolean;
+  /** CSV cells as the service sent them: no `'` before text that starts like a formula. */
+  csvRaw?: boolean;
 }
 
 /** Text is handed to the output in pieces of about this size (whole records only). */
@@ -59,7 +61,7 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
       if (progress.active) countInBackground(query, flags, progress, signal);
       let format: RecordFormat | undefined;
       const open = async (first: unknown): Promise<RecordFormat> => {
-        const chosen = flags.format === 'csv' ? csv(await csvColumns(od, entitySet, flags, first, signal))
+        const chosen = flags.format === 'csv' ? csv(await csvColumns(od, entitySet, flags, first, signal), flags.csvRaw === true)
           : flags.format === 'json' ? jsonArray() : ndjson;
         text += chosen.begin();
         return chosen;

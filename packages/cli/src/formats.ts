@@ -30,11 +30,20 @@ export function jsonArray(): RecordFormat {
   };
 }
 
-/** A CSV cell (RFC 4180 2.6-2.7): quoted when it holds a comma, quote, CR or LF; quotes doubled. */
-export function csvCell(value: unknown): string {
+/** Text a spreadsheet may run as a formula (CSV injection): it starts with =, +, -, @, tab or CR. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** A plain number, as Edm.Decimal and Edm.Int64 arrive in text (IEEE754Compatible): never a formula. */
+const NUMBER_TEXT = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+/**
+ * A CSV cell (RFC 4180 2.6-2.7): quoted when it holds a comma, quote, CR or LF; quotes doubled. With
+ * `guard`, a string that could start a formula gets a leading `'` (OWASP); numbers, also those sent
+ * as text (`"-12.50"`), are never changed.
+ */
+export function csvCell(value: unknown, guard = false): string {
   let text: string;
   if (value === null || value === undefined) return '';
-  if (typeof value === 'string') text = value;
+  if (typeof value === 'string') text = guard && FORMULA_START.test(value) && !NUMBER_TEXT.test(value) ? `'${value}` : value;
   else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') text = String(value);
   else if (value instanceof Date) text = value.toISOString();
   else text = JSON.stringify(value);
@@ -51,12 +60,15 @@ function valueAt(record: unknown, path: string): unknown {
   return current;
 }
 
-/** CSV with a header row and CRLF line ends (RFC 4180 2.1, 2.3); nested values are written as JSON. */
-export function csv(columns: readonly string[]): RecordFormat {
+/**
+ * CSV with a header row and CRLF line ends (RFC 4180 2.1, 2.3); nested values are written as JSON.
+ * String cells that could run as a spreadsheet formula are guarded unless `raw` (see {@link csvCell}).
+ */
+export function csv(columns: readonly string[], raw = false): RecordFormat {
   const line = (cells: string[]): string => `${cells.join(',')}\r\n`;
   return {
-    begin: () => (columns.length ? line(columns.map(csvCell)) : ''),
-    record: (value) => line(columns.map((c) => csvCell(valueAt(value, c)))),
+    begin: () => (columns.length ? line(columns.map((c) => csvCell(c, !raw))) : ''),
+    record: (value) => line(columns.map((c) => csvCell(valueAt(value, c), !raw))),
     end: () => '',
   };
 }

@@ -136,3 +136,32 @@ describe('sluice export', () => {
     expect(sent.every((q) => q.headers['sap-language'] === 'EN' && q.headers['x-trace'] === 'cli-test')).toBe(true);
   });
 });
+
+describe('sluice export CSV formula guard', () => {
+  it("prefixes text that a spreadsheet would run as a formula with ', keeps negative numbers, and --csv-raw turns it off", async () => {
+    const gw = await startODataServer({ products: 1, writes: true });
+    try {
+      const names = ['=1+1', '+SUM(A1)', '-2+3', '@cmd', '\tx', '-42', 'plain'];
+      const created: number[] = [];
+      for (const name of names) {
+        const res = await fetch(`${gw.v4}Orders`, {
+          method: 'POST', headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ Customer: name, Amount: -12.5, Quantity: -3, Status: 'New' }),
+        });
+        expect(res.status).toBe(201);
+        created.push(((await res.json()) as { ID: number }).ID);
+      }
+      const args = ['export', gw.v4, 'Orders', '-f', 'csv', '--select', 'Customer,Amount,Quantity', '--filter', `ID ge ${Math.min(...created)}`, '--orderby', 'ID', '-q'];
+      const guarded = await cli.run(args);
+      expect(guarded.code).toBe(0);
+      const rows = parseCSV(guarded.stdout).slice(1);
+      expect(rows.map((r) => r[0])).toEqual(["'=1+1", "'+SUM(A1)", "'-2+3", "'@cmd", "'\tx", '-42', 'plain']);
+      expect(rows.map((r) => [r[1], r[2]])).toEqual(names.map(() => ['-12.5', '-3']));
+      const raw = await cli.run([...args, '--csv-raw']);
+      expect(raw.code).toBe(0);
+      expect(parseCSV(raw.stdout).slice(1).map((r) => r[0])).toEqual(names);
+    } finally {
+      await gw.close();
+    }
+  });
+});
