@@ -4,7 +4,7 @@ import { ConfigError } from '@sluice/core';
 import { startODataServer } from '@sluice/testkit';
 import { describe, expect, it } from 'vitest';
 import { useWriteServer } from './write-server.js';
-import { BatchFormatError, createODataClient, ODataError, PreconditionFailedError } from '../src/index.js';
+import { BatchFormatError, createODataClient, ODataError, PreconditionFailedError, ReadOnlyQueryError } from '../src/index.js';
 
 interface Order { ID: number; Customer: string; Status: string }
 interface Product { ID: number; Name: string }
@@ -92,6 +92,21 @@ describe('$batch splitting and limits', () => {
     expect(() => b.changeset(() => undefined)).toThrow(/at least one/);
     const json = kit.client('2.0').batch();
     await expect(json.send({ format: 'json' })).rejects.toThrow(/4.01/);
+  });
+
+  it('rejects a changeset write on a read-only query as a single write does, before sending', async () => {
+    const od = kit.client('4.0');
+    const before = batches().length;
+    const orders = od.from<Order>('Orders');
+    const b = od.batch();
+    expect(() => b.changeset((cs) => cs.update(orders.filter('ID eq 1'), { Status: 'X' }))).toThrow(ReadOnlyQueryError);
+    expect(() => b.changeset((cs) => cs.create(orders.top(1), { Customer: 'x' }))).toThrow(/create\(\) cannot be sent on a query with \$top/);
+    expect(() => b.changeset((cs) => cs.replace(orders.key(1).select('ID'), { Customer: 'x' }))).toThrow(ReadOnlyQueryError);
+    expect(() => b.changeset((cs) => cs.delete(orders.key(1).expand('Lines')))).toThrow(/delete\(\).*\$expand/);
+    expect(b.size).toBe(0);
+    b.changeset((cs) => cs.update(orders.key(1), { Status: 'Checked' }, { etag: '*' }));
+    expect((await b.send()).map((r) => r.status)).toEqual([204]);
+    expect(batches().length - before).toBe(1);
   });
 
   it('fetches a CSRF token for the batch like for any write', async () => {

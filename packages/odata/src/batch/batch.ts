@@ -63,6 +63,8 @@ export class BatchOperation<T = unknown> {
   }
 }
 
+const WRITE_NAMES = { POST: 'create()', PATCH: 'update()', PUT: 'replace()', DELETE: 'delete()' } as const;
+
 /** Builds the writes of one changeset (an atomic group: all apply or none). */
 export class Changeset {
   /** @internal */
@@ -90,6 +92,7 @@ export class Changeset {
 
   private add<T>(target: BatchTarget, method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', entity: unknown, what: 'entity' | 'changes', headers: Readonly<Record<string, string>> | undefined, prefer: 'minimal' | 'representation' | undefined, etag: unknown): BatchOperation<T> {
     if (target instanceof BatchRef && target.changeset !== this.index) throw new ConfigError('target', `refers to ${target.path} of another changeset: Content-ID references work inside one changeset`);
+    if (!(target instanceof BatchRef)) target.checkWritable(`A changeset ${WRITE_NAMES[method]}`);
     const ifMatch = ifMatchOf(etag as string | object | undefined);
     const host = this.batch.host;
     const build: Build = (protocol) => {

@@ -11,6 +11,7 @@ import { checkParamName, checkSelect } from './options.js';
 import type { SearchExpr } from './search.js';
 import { v2 } from '../v2/protocol.js';
 import { v4 } from '../v4/protocol.js';
+import { checkWritable } from '../write/entity-writes.js';
 import type { WriteHost } from '../write/host.js';
 
 /** A key: one value, or property names to values for a composite key (`{ OrderID: 1, ItemNo: 'A' }`). */
@@ -120,6 +121,11 @@ export abstract class QueryBase<T> {
   protected with(patch: Partial<QueryState>): this {
     const Self = this.constructor as new (host: QueryHost, state: QueryState) => this;
     return new Self(this.host, { ...this.state, ...patch });
+  }
+
+  /** @internal Throws ReadOnlyQueryError when this query carries read options a write to it cannot take. */
+  checkWritable(what: string): void {
+    checkWritable(this.state, what);
   }
 
   /** Adds properties to `$select` (paths such as `Category/Name` allowed). */
