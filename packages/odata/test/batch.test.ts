@@ -155,3 +155,38 @@ describe('malformed batch answers', () => {
     }
   });
 });
+
+describe('a JSON batch atomicity group answered request by request', () => {
+  it('fails every operation of the group when one failed, even one answered 201', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'odata-version': '4.01' }).end(JSON.stringify({ responses: [
+        { id: 'r1', status: 200, headers: { 'content-type': 'application/json' }, body: { ID: 1, Name: 'one' } },
+        { id: '1', status: 201, headers: { 'content-type': 'application/json' }, body: { ID: 7, Customer: 'x' } },
+        { id: '2', status: 412, headers: { 'content-type': 'application/json' }, body: { error: { code: 'stale', message: 'ETag does not match' } } },
+      ] })));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const od = createODataClient({ serviceURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/svc/`, version: '4.0', csrf: false, http: { retry: false } });
+    try {
+      const b = od.batch();
+      const read = b.get(od.from<Product>('Products').key(1));
+      let created!: ReturnType<ReturnType<typeof b.changeset>['create']>;
+      let updated!: ReturnType<ReturnType<typeof b.changeset>['update']>;
+      b.changeset((cs) => {
+        created = cs.create<Order>(od.from('Orders'), { Customer: 'x' });
+        updated = cs.update(od.from('Orders').key(3), { Status: 'Open' }, { etag: 'W/"1"' });
+      });
+      await b.send({ format: 'json' });
+      expect(read.result).toMatchObject({ ok: true, status: 200, value: { ID: 1 } });
+      for (const op of [created, updated]) {
+        expect(op.result).toMatchObject({ ok: false, status: 412, value: undefined });
+        expect(op.result.error).toBeInstanceOf(PreconditionFailedError);
+        expect(op.result.error!.message).toMatch(/ETag does not match/);
+      }
+    } finally {
+      await od.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});

@@ -53,8 +53,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * Matches a JSON batch answer (`responses`, in any order, by `id`) to the groups sent. A response for an
- * unknown id, a missing one, or a changeset answered by a single error is handled as in multipart: the
- * latter fails the whole changeset. @internal
+ * unknown id or a missing one is a BatchFormatError; an atomicity group with any failed response fails as
+ * a whole, with its first failure, as a multipart changeset answered by one error does. @internal
  */
 export function readJsonBatch(text: string, groups: readonly BatchGroup[], status: number): GroupResponse[] {
   let doc: unknown;
@@ -83,14 +83,16 @@ export function readJsonBatch(text: string, groups: readonly BatchGroup[], statu
     const responses = ids[gi]!.map((id) => byId.get(id));
     const present = responses.filter((r): r is BatchPartResponse => r !== undefined);
     used += present.length;
-    if (present.length === responses.length) {
-      out.push(present);
-      return;
-    }
-    // A failed atomicity group may be answered for its first failing request only.
+    // A failed atomicity group was rolled back as a whole, whether it is answered for its first failing
+    // request only or request by request (CAP reports a rolled back create as 201): every operation of
+    // it fails with the first failure.
     const failed = present.find((r) => r.status >= 400);
     if (group.kind === 'changeset' && failed !== undefined) {
       out.push([failed]);
+      return;
+    }
+    if (present.length === responses.length) {
+      out.push(present);
       return;
     }
     const missing = ids[gi]![responses.indexOf(undefined)]!;
