@@ -22,6 +22,15 @@ export class UsageError extends Error {
   }
 }
 
+/** The service refused the delta link kept in the `--delta-state` file: exit 1, with what to do. */
+export class DeltaLinkRefused extends Error {
+  readonly hint = 'run again with --delta-reset (or delete the state file) for a full read that starts tracking anew';
+  constructor(readonly status: number, stateFile: string) {
+    super(`the service no longer accepts the delta link kept in ${stateFile} (HTTP ${status}); nothing was exported and the file is unchanged`);
+    this.name = 'DeltaLinkRefused';
+  }
+}
+
 /** The export was stopped by a signal; `exitCode` is 130 or 143. */
 export class Interrupted extends Error {
   constructor(readonly signal: 'SIGINT' | 'SIGTERM') {
@@ -36,7 +45,7 @@ export class Interrupted extends Error {
 
 /** What the user can do about an error, when something useful can be said. */
 function hintFor(error: unknown): string | undefined {
-  if (error instanceof UsageError) return error.hint;
+  if (error instanceof UsageError || error instanceof DeltaLinkRefused) return error.hint;
   // A page that failed for good: the hint is about why it failed.
   if (error instanceof PageError) return hintFor(error.cause);
   if (error instanceof HttpError && (error.status === 401 || error.status === 403)) {

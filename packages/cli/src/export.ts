@@ -1,6 +1,7 @@
 import { PageError, type ODataClient, type Query } from '@sluice/odata';
 import { formatCount, formatSeconds, createProgress, recordsText, type Progress, type ProgressMode } from './progress.js';
 import { columnsOf, csv, jsonArray, ndjson, type FormatName, type RecordFormat } from './formats.js';
+import { checkDeltaFlags, deltaRecords, explainDeltaError, type DeltaFlags } from './delta-export.js';
 import { explainNotFound } from './entity-set-check.js';
 import { FileSink, OutputClosed, StreamSink, type Sink } from './output.js';
 import { buildQuery, list, type QueryFlags } from './query-flags.js';
@@ -8,7 +9,7 @@ import { openService, type ConnectionFlags } from './session.js';
 import type { Terminal } from './terminal.js';
 
 /** Flags of `sluice export`. */
-export interface ExportFlags extends ConnectionFlags, QueryFlags {
+export interface ExportFlags extends ConnectionFlags, QueryFlags, DeltaFlags {
   format: FormatName;
   out?: string;
   pageSize?: number;
@@ -41,15 +42,33 @@ function countInBackground(query: Query, flags: ExportFlags, progress: Progress,
   }, () => undefined);
 }
 
+/** The records of a plain read: pages that will be tried again are skipped (noted with --verbose). */
+async function* queryRecords(query: Query, flags: ExportFlags, terminal: Terminal, signal: AbortSignal): AsyncGenerator<unknown> {
+  for await (const item of query.stream({ signal, ...(flags.pageSize === undefined ? {} : { maxPageSize: flags.pageSize }) })) {
+    if (item.error !== undefined) {
+      if (item.error instanceof PageError && item.error.willRetry) {
+        terminal.debug(item.error.message);
+        continue;
+      }
+      throw item.error;
+    }
+    yield item.value;
+  }
+}
+
 /**
  * `sluice export`: streams an entity set to NDJSON, CSV or JSON in constant memory. With `--out` the
  * file appears only when the export is complete (temporary file, then rename); on stdout every record
- * is written whole. A failure or a signal stops it, and the error is thrown after the cleanup.
+ * is written whole. A failure or a signal stops it, and the error is thrown after the cleanup. With
+ * `--delta-state` only the changes since the last run are written, and the state file advances after
+ * the output is complete.
  */
 export async function exportEntitySet(serviceURL: string, entitySet: string, flags: ExportFlags, terminal: Terminal, signal: AbortSignal): Promise<void> {
+  checkDeltaFlags(flags);
   const od = await openService(serviceURL, flags, terminal, signal);
   try {
     const query = buildQuery(od, entitySet, flags);
+    const delta = flags.deltaState === undefined ? undefined : await deltaRecords(od, query, flags, signal);
     const sink: Sink = flags.out !== undefined && flags.out !== '-' ? await FileSink.open(flags.out) : new StreamSink(terminal.stdout);
     // Records printed on the terminal itself would be torn apart by a bar redrawn among them.
     const dataOnScreen = sink instanceof StreamSink && (terminal.stdout as { isTTY?: boolean }).isTTY === true;
@@ -58,7 +77,7 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
     let records = 0;
     let text = '';
     try {
-      if (progress.active) countInBackground(query, flags, progress, signal);
+      if (progress.active && !delta) countInBackground(query, flags, progress, signal);
       let format: RecordFormat | undefined;
       const open = async (first: unknown): Promise<RecordFormat> => {
         const chosen = flags.format === 'csv' ? csv(await csvColumns(od, entitySet, flags, first, signal), flags.csvRaw === true)
@@ -66,17 +85,10 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
         text += chosen.begin();
         return chosen;
       };
-      for await (const item of query.stream({ signal, ...(flags.pageSize === undefined ? {} : { maxPageSize: flags.pageSize }) })) {
+      for await (const value of delta?.records ?? queryRecords(query, flags, terminal, signal)) {
         if (signal.aborted) break;
-        if (item.error !== undefined) {
-          if (item.error instanceof PageError && item.error.willRetry) {
-            terminal.debug(item.error.message);
-            continue;
-          }
-          throw item.error;
-        }
-        format ??= await open(item.value);
-        text += format.record(item.value);
+        format ??= await open(value);
+        text += format.record(value);
         records++;
         if (text.length >= FLUSH_CHARS) {
           await sink.write(text);
@@ -89,6 +101,7 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
       await sink.write(text + format.end());
       text = '';
       await sink.commit();
+      await delta?.commit();
       progress.update(records);
       progress.stop();
     } catch (error) {
@@ -100,7 +113,7 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
       if (signal.aborted && !flags.quiet) {
         terminal.note(`sluice: stopped after ${recordsText(records)}; ${sink instanceof FileSink ? `${sink.name} was not written` : 'stdout holds whole records only'}`);
       }
-      throw await explainNotFound(od, entitySet, error, signal);
+      throw explainDeltaError(await explainNotFound(od, entitySet, error, signal), flags.deltaState);
     }
     if (!flags.quiet) {
       const seconds = (performance.now() - started) / 1000;

@@ -86,6 +86,8 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
     .option('-o, --out <file>', 'write to this file (complete or not at all) instead of stdout')
     .option('--csv-raw', "CSV: keep text starting with =, +, -, @, tab or CR as is (default: prefix it with ' so spreadsheets do not run it)")
     .option('--page-size <n>', 'records per page to ask for (Prefer: odata.maxpagesize)', integer(1))
+    .option('--delta-state <file>', 'OData v4 change tracking: all records the first time, then only the changes since the last run; the delta link is kept in <file>')
+    .option('--delta-reset', 'with --delta-state: forget the kept delta link and read everything again')
     .addOption(new Option('--progress <when>', 'progress bar on stderr').choices(PROGRESS_MODES).default('auto'))
     .option('-q, --quiet', 'no progress and no summary')))
     .action(async (service: string, set: string, _o, command: Command) => {

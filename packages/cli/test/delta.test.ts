@@ -1,0 +1,130 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createODataClient, type ODataClient } from '@sluice/odata';
+import { sluiceCLI, startODataServer, type ODataTestServer, type SluiceCLI } from '@sluice/testkit';
+
+interface Order { ID: number; Customer: string; Status: string }
+
+let srv: ODataTestServer;
+let cli: SluiceCLI;
+let dir: string;
+let od: ODataClient;
+/** Requests of `$skiptoken` pages are refused while this is set (a failure in the middle of a delta read). */
+let refusePages = false;
+
+beforeAll(async () => {
+  [srv, cli, dir] = await Promise.all([
+    startODataServer({ products: 3, writes: true, authorize: (req) => !(refusePages && (req.url ?? '').includes('skiptoken')) }),
+    sluiceCLI(),
+    mkdtemp(join(tmpdir(), 'sluice-delta-cli-')),
+  ]);
+  od = createODataClient({ serviceURL: srv.v4, version: '4.0', http: { retry: false } });
+});
+afterAll(async () => {
+  await od.close();
+  await srv.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const lines = (text: string): Record<string, unknown>[] => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe('sluice export --delta-state', () => {
+  it('exports everything first, then only what changed, with removals marked; the state file advances after each run', async () => {
+    const orders = od.from<Order>('Orders');
+    const ids: number[] = [];
+    for (const c of ['A', 'B', 'C']) ids.push((await orders.create({ Customer: c })).value!.ID);
+    const state = join(dir, 'state.json');
+
+    const first = await cli.run(['export', srv.v4, 'Orders', '--delta-state', state]);
+    expect(first.code).toBe(0);
+    const all = lines(first.stdout);
+    expect(all).toHaveLength(srv.writes!.store.orders.size);
+    expect(all.map((r) => r['Customer'])).toEqual(expect.arrayContaining(['A', 'B', 'C']));
+    const kept = JSON.parse(await readFile(state, 'utf8')) as Record<string, string>;
+    expect(Object.values(kept)).toEqual([expect.stringMatching(/\$deltatoken=\d+$/)]);
+
+    await orders.key(ids[0]!).update({ Status: 'Open' }, { etag: '*' });
+    await orders.key(ids[1]!).delete({ etag: '*' });
+    const created = (await orders.create({ Customer: 'D' })).value!.ID;
+
+    const out = join(dir, 'changes.ndjson');
+    const second = await cli.run(['export', srv.v4, 'Orders', '--delta-state', state, '--out', out, '--quiet']);
+    expect(second.code).toBe(0);
+    const changes = lines(await readFile(out, 'utf8'));
+    expect(changes).toHaveLength(3);
+    expect(changes[0]).toMatchObject({ ID: ids[0], Status: 'Open' });
+    expect(changes[1]).toEqual({ '@removed': { reason: 'deleted' }, '@id': expect.stringMatching(new RegExp(`Orders\\(${ids[1]}\\)$`)) });
+    expect(changes[2]).toMatchObject({ ID: created, Customer: 'D' });
+    expect(await readFile(state, 'utf8')).not.toBe(JSON.stringify(kept));
+
+    const third = await cli.run(['export', srv.v4, 'Orders', '--delta-state', state, '--format', 'json', '--quiet']);
+    expect(third.code).toBe(0);
+    expect(JSON.parse(third.stdout)).toEqual([]);
+  });
+
+  it('keeps the state file as it was when the export fails, so the next run gives the same changes', async () => {
+    const orders = od.from<Order>('Orders');
+    const state = join(dir, 'failing.json');
+    expect((await cli.run(['export', srv.v4, 'Orders', '--delta-state', state, '--quiet'])).code).toBe(0);
+    const before = await readFile(state, 'utf8');
+    for (const c of ['E', 'F', 'G']) await orders.create({ Customer: c }); // two pages of changes
+    refusePages = true;
+    const failed = await cli.run(['export', srv.v4, 'Orders', '--delta-state', state, '--quiet']);
+    refusePages = false;
+    expect(failed.code).toBe(1);
+    expect(await readFile(state, 'utf8')).toBe(before);
+    const again = await cli.run(['export', srv.v4, 'Orders', '--delta-state', state, '--quiet']);
+    expect(again.code).toBe(0);
+    expect(lines(again.stdout).map((r) => r['Customer'])).toEqual(['E', 'F', 'G']);
+  });
+
+  it('exits 1 with a hint when the kept link expired, and --delta-reset reads everything again', async () => {
+    const state = join(dir, 'expired.json');
+    expect((await cli.run(['export', srv.v4, 'Orders', '--delta-state', state, '--quiet'])).code).toBe(0);
+    const before = await readFile(state, 'utf8');
+    const w = srv.writes!.store;
+    w.expiredBefore = w.seq + 1;
+    try {
+      const expired = await cli.run(['export', srv.v4, 'Orders', '--delta-state', state]);
+      expect(expired.code).toBe(1);
+      expect(expired.stdout).toBe('');
+      expect(expired.stderr).toContain('no longer accepts the delta link');
+      expect(expired.stderr).toContain('--delta-reset');
+      expect(await readFile(state, 'utf8')).toBe(before);
+    } finally {
+      w.expiredBefore = 0;
+    }
+    const reset = await cli.run(['export', srv.v4, 'Orders', '--delta-state', state, '--delta-reset', '--quiet']);
+    expect(reset.code).toBe(0);
+    expect(lines(reset.stdout)).toHaveLength(w.orders.size);
+    // the link saved by the full read is accepted again
+    w.expiredBefore = w.seq;
+    try {
+      const next = await cli.run(['export', srv.v4, 'Orders', '--delta-state', state, '--quiet']);
+      expect(next.code).toBe(0);
+      expect(next.stdout).toBe('');
+    } finally {
+      w.expiredBefore = 0;
+    }
+  });
+
+  it('refuses CSV, --page-size, OData v2 and --delta-reset alone as usage errors, before reading', async () => {
+    const state = join(dir, 'usage.json');
+    const cases: Array<[string[], RegExp]> = [
+      [['export', srv.v4, 'Orders', '--delta-state', state, '--format', 'csv'], /--format csv/],
+      [['export', srv.v4, 'Orders', '--delta-state', state, '--page-size', '10'], /--page-size/],
+      [['export', srv.v2, 'Orders', '--delta-state', state, '--version', '2'], /OData v4/],
+      [['export', srv.v2, 'Orders', '--delta-state', state], /OData v4/],
+      [['export', srv.v4, 'Orders', '--delta-reset'], /--delta-reset needs --delta-state/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await cli.run(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stdout).toBe('');
+    }
+    await expect(readFile(state, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
