@@ -41,6 +41,14 @@ export interface ActionResult<T> {
 
 type Params = readonly (readonly [string, unknown])[];
 
+/**
+ * A POST without a body (a v2 function import: its parameters are query options) still says
+ * `content-type: application/json`: SAP CAP's v2 adapter drops the parameters of a POST without one.
+ */
+function postHeaders(method: 'GET' | 'POST', body: unknown): Record<string, string> {
+  return method === 'POST' && body === undefined ? { 'content-type': 'application/json' } : {};
+}
+
 function build(host: WriteHost, protocol: ODataProtocol, binding: OperationBinding | undefined, path: string, query: readonly (readonly [string, string])[]): string {
   let base: string;
   let own: string;
@@ -100,7 +108,7 @@ export class ActionCall<T = unknown> extends OperationCall<ActionCall<T>> {
     const { protocol, resolved, params } = await this.prepare('action', options.signal);
     const call = protocol.write.actionCall(resolved.name, params);
     const url = build(this.host, protocol, this.binding, call.path, call.query);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = postHeaders(resolved.method, call.body);
     if (options.async) headers['prefer'] = 'respond-async';
     const ifMatch = ifMatchOf(options.etag);
     if (ifMatch !== undefined) headers['if-match'] = ifMatch;
@@ -131,7 +139,7 @@ export class FunctionCall<T = unknown> extends OperationCall<FunctionCall<T>> {
     const { protocol, resolved, params } = await this.prepare('function', options.signal);
     const call = protocol.write.functionCall(resolved.name, params, options.aliases ?? false);
     const url = build(this.host, protocol, this.binding, call.path, call.query);
-    const response = await sendWrite(this.host, protocol, { method: resolved.method, url, options });
+    const response = await sendWrite(this.host, protocol, { method: resolved.method, url, headers: postHeaders(resolved.method, call.body), options });
     return protocol.write.operationResult(await readJsonBody(response), resolved.name) as T;
   }
 }
