@@ -41,6 +41,27 @@ describe('functions', () => {
     expect(approved.value).toMatchObject({ Status: 'Approved' });
   });
 
+  it('v2: a primitive result nested as {"value": …} (SAP CAP for Int64) is unwrapped; a complex one is kept', async () => {
+    const bodies: Record<string, unknown> = {
+      Stock: { d: { Stock: { value: '9007199254740993', __metadata: {} } } },
+      Count: { d: { Count: 3 } },
+      Dims: { d: { Dims: { __metadata: { type: 'NS.Dims' }, value: 2 } } },
+    };
+    const v2 = await startServer((req, res) => {
+      const name = new URL(req.url ?? '/', 'http://x').pathname.slice(1);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(bodies[name] ?? {}));
+    });
+    try {
+      const od = createODataClient({ serviceURL: `${v2.origin}/`, version: '2.0' });
+      kit.track(od);
+      expect(await od.function('Stock', { ID: 4 }).execute()).toBe('9007199254740993');
+      expect(await od.function('Count').execute()).toBe(3);
+      expect(await od.function('Dims').execute()).toEqual({ value: 2 });
+    } finally {
+      await v2.close();
+    }
+  });
+
   it('a bound collection function (v4) returns its value', async () => {
     const od = client('4.0');
     await od.from('Orders').create({ Customer: 'Sum', Amount: '2.50', Quantity: 1 });

@@ -120,7 +120,7 @@ export class ActionCall<T = unknown> extends OperationCall<ActionCall<T>> {
       return { isAsync: true, location: resolvedLocation, value: undefined, status: 202 };
     }
     const json = await readJsonBody(response);
-    return { isAsync: false, location: resolvedLocation, value: json === undefined ? undefined : protocol.write.operationResult(json, resolved.name) as T, status: response.status };
+    return { isAsync: false, location: resolvedLocation, value: json === undefined ? undefined : protocol.write.operationResult(json, resolved.name, resolved.returnType) as T, status: response.status };
   }
 }
 
@@ -140,7 +140,7 @@ export class FunctionCall<T = unknown> extends OperationCall<FunctionCall<T>> {
     const call = protocol.write.functionCall(resolved.name, params, options.aliases ?? false);
     const url = build(this.host, protocol, this.binding, call.path, call.query);
     const response = await sendWrite(this.host, protocol, { method: resolved.method, url, headers: postHeaders(resolved.method, call.body), options });
-    return protocol.write.operationResult(await readJsonBody(response), resolved.name) as T;
+    return protocol.write.operationResult(await readJsonBody(response), resolved.name, resolved.returnType) as T;
   }
 }
 

@@ -13,6 +13,8 @@ export interface ResolvedOperation {
   readonly method: 'GET' | 'POST';
   /** Declared parameters by name; undefined without `$metadata`. */
   readonly params: ReadonlyMap<string, ParameterInfo> | undefined;
+  /** The declared return type (`Edm.Int64`, `Collection(…)`), when known. */
+  readonly returnType?: string | undefined;
 }
 
 /** Where a bound operation is called: the binding entity type and whether it is a collection. */
@@ -65,7 +67,7 @@ export function resolveOperation(
       const on = `${binding.entityType?.qualifiedName ?? 'this type'}${binding.collection ? ' collections' : ''}`;
       throw new UnknownOperationError(`${kind} '${name}'`, `is not bound to ${on} in $metadata; bound ${kind}s there: ${list(candidates.map((c) => c.qualifiedName))}`);
     }
-    return { name: op.qualifiedName, method, params: byName(op.parameters) };
+    return { name: op.qualifiedName, method, params: byName(op.parameters), returnType: op.returnType };
   }
   const imp = md.operationImports.get(name);
   if (imp === undefined) {
@@ -73,10 +75,10 @@ export function resolveOperation(
     throw new UnknownOperationError(`${kind} '${name}'`, `is not declared in $metadata; ${kind} imports there: ${list(known)}`);
   }
   // v2 function imports say their HTTP method; v4 imports are actions (POST) or functions (GET).
-  if (imp.httpMethod !== undefined) return { name, method: imp.httpMethod === 'GET' ? 'GET' : 'POST', params: byName(imp.parameters) };
+  if (imp.httpMethod !== undefined) return { name, method: imp.httpMethod === 'GET' ? 'GET' : 'POST', params: byName(imp.parameters), returnType: imp.returnType };
   if (imp.kind !== kind) throw new UnknownOperationError(`${kind} '${name}'`, `is a ${imp.kind} import: call it with od.${imp.kind}()`);
   const op = md.operations.get(imp.operation ?? '')?.find((o) => !o.bound);
-  return { name, method, params: op ? byName(op.parameters) : undefined };
+  return { name, method, params: op ? byName(op.parameters) : undefined, returnType: op?.returnType };
 }
 
 /** One parameter in both spellings, typed by `$metadata` when known; an undeclared name is a ConfigError. */

@@ -47,6 +47,6 @@ export interface WriteProtocol {
   actionCall(name: string, params: readonly OperationParam[]): OperationRequest;
   /** Whether operations can be bound to an entity or collection (v4). */
   readonly boundOperations: boolean;
-  /** The result of a function or action from its response body. */
-  operationResult(body: unknown, name: string): unknown;
+  /** The result of a function or action from its response body; `returnType` as `$metadata` declares it, when loaded. */
+  operationResult(body: unknown, name: string, returnType?: string): unknown;
 }

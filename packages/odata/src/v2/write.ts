@@ -38,6 +38,18 @@ const object = (v: unknown): Record<string, unknown> | undefined =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 const RESULT: DecodeContext = { largeNumbers: 'string', metadata: undefined, entityType: undefined };
 
+/**
+ * A primitive result nested once more as `{"value":…}` (SAP CAP's v2 adapter does so for Int64): so when
+ * `$metadata` declares a primitive (`Edm.*`) return type, or, without it, when the object holds only
+ * `value` (and a `__metadata` naming no type) and that is not an object.
+ */
+function primitiveWrapper(record: Record<string, unknown>, returnType: string | undefined): boolean {
+  const keys = Object.keys(record).filter((k) => k !== '__metadata');
+  if (keys.length !== 1 || keys[0] !== 'value' || object(record['value']) !== undefined || Array.isArray(record['value'])) return false;
+  if (returnType !== undefined) return returnType.startsWith('Edm.');
+  return object(record['__metadata'])?.['type'] === undefined;
+}
+
 /** Writing in OData v2: MERGE (or tunnelled), no `Prefer`, function imports with literal query options. */
 export const v2Write: WriteProtocol = {
   jsonValue,
@@ -57,7 +69,7 @@ export const v2Write: WriteProtocol = {
     return { path: name, query: params.map((p) => [p.name, p.literal()] as const), body: undefined };
   },
   boundOperations: false,
-  operationResult(body, name) {
+  operationResult(body, name, returnType) {
     const d = object(body)?.['d'];
     const o = object(d);
     if (o === undefined) return d;
@@ -65,7 +77,9 @@ export const v2Write: WriteProtocol = {
     const keys = Object.keys(o);
     if (keys.length === 1 && keys[0] === name) {
       const value = o[name];
-      return object(value) ? decodeV2Record(value, RESULT) : value;
+      const record = object(value);
+      if (record === undefined) return value;
+      return primitiveWrapper(record, returnType) ? record['value'] : decodeV2Record(record, RESULT);
     }
     if (Array.isArray(o['results'])) return (o['results'] as unknown[]).map((r) => decodeV2Record(r, RESULT));
     return decodeV2Record(o, RESULT);
