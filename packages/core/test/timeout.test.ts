@@ -46,14 +46,16 @@ describe.each(transports)('timeout and cancellation (%s transport)', (_name, mak
       let n = 0;
       const timer = setInterval(() => {
         res.write('.');
-        if (++n === 6) {
+        if (++n === 8) {
           clearInterval(timer);
           res.end();
         }
-      }, 50);
+      }, 100);
     });
-    const c = createClient({ baseURL: `${server.origin}/api`, transport: makeTransport(), timeout: 150, retry: false });
-    expect(await (await c.get('x')).text()).toBe('......');
+    // The body takes ~800 ms in all, longer than the timeout, but no gap comes near it (a loaded machine
+    // stretches gaps: 100 ms apart leaves a wide margin under 600 ms).
+    const c = createClient({ baseURL: `${server.origin}/api`, transport: makeTransport(), timeout: 600, retry: false });
+    expect(await (await c.get('x')).text()).toBe('........');
   });
 
   it('aborting gives AbortError, not TimeoutError, with the reason as cause', async () => {
