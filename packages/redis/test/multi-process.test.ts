@@ -98,8 +98,11 @@ describe('4 Node processes sharing one rate budget through Redis', () => {
     const replies = await running;
     expect(replies.flatMap((r) => r.errors)).toEqual([]);
     expect(arrivals(path)).toHaveLength(160);
-    // Before, during and after the outage, and at both handovers: never more than the shared budget.
-    expect(maxInWindow(arrivals(path), 1000)).toBeLessThanOrEqual(rate + burst + jitter);
+    // Before, during and after the outage: the shared budget. At the handover back to Redis the README allows
+    // a short overshoot (instances notice the recovery at different times: the other three's local shares,
+    // plus one burst from a Redis that restarted empty); still far below four unshared limiters (96).
+    const handover = (rate / 4) * 3 + burst;
+    expect(maxInWindow(arrivals(path), 1000)).toBeLessThanOrEqual(rate + burst + jitter + handover);
     // During it, each process sends its share, 20/4 = 5/s with a burst of 1: its local attempts are 200 ms
     // apart, after the (at most 3, one per worker) slots Redis granted before it stopped. Unlimited, they would bunch.
     for (let k = 0; k < 4; k++) {
