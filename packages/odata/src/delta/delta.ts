@@ -1,7 +1,6 @@
 // DeltaSync (SPEC 9): a first full read with `Prefer: odata.track-changes`, then reads of the kept delta
 // link that give only what changed: entities, removals, links and deleted links.
 import { checkOptionKeys, ConfigError, SluiceError } from '@sluice/core';
-import type { ODataProtocol } from '../protocol/types.js';
 import type { Query } from '../query/query.js';
 import { toODataError } from '../read/error-body.js';
 import type { WriteHost } from '../write/host.js';
@@ -36,8 +35,28 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Reads one delta item (OData JSON Format 4.0 section 15 and 4.01 section 15). */
-function changeOf(item: Record<string, unknown>, protocol: ODataProtocol, decode: (raw: unknown) => unknown): DeltaChange<unknown> {
+/**
+ * One delta page: v4 `value` with `@odata.nextLink` / `@odata.deltaLink` (4.01: `@nextLink`, `@deltaLink`);
+ * v2 (SAP Gateway) `d.results` with `d.__next` / `d.__delta`.
+ */
+function pageOf(page: Record<string, unknown>, v2: boolean): { items: unknown[]; next: string | undefined; delta: string | undefined } {
+  if (v2) {
+    const d = page['d'];
+    const body = typeof d === 'object' && d !== null ? (d as Record<string, unknown>) : {};
+    const items = Array.isArray(d) ? d : body['results'];
+    if (!Array.isArray(items)) throw new SluiceError('A delta page has no d.results array');
+    return { items, next: str(body['__next']), delta: str(body['__delta']) };
+  }
+  const items = page['value'];
+  if (!Array.isArray(items)) throw new SluiceError('A delta page has no value array');
+  return { items, next: str(page['@odata.nextLink']) ?? str(page['@nextLink']), delta: str(page['@odata.deltaLink']) ?? str(page['@deltaLink']) };
+}
+
+/**
+ * Reads one delta item (OData JSON Format 4.0 section 15 and 4.01 section 15). A v2 removal is an item
+ * of `d.results` in the same `$deletedEntity` form, with an `id` (as Apache Olingo's v2 library writes it).
+ */
+function changeOf(item: Record<string, unknown>, decode: (raw: unknown) => unknown): DeltaChange<unknown> {
   const removed = item['@odata.removed'] ?? item['@removed'];
   const context = str(item['@odata.context']) ?? str(item['@context']) ?? '';
   if (removed !== undefined || context.endsWith('$deletedEntity')) {
@@ -49,12 +68,11 @@ function changeOf(item: Record<string, unknown>, protocol: ODataProtocol, decode
   if (context.endsWith('$link') || context.endsWith('$deletedLink')) {
     return { kind: context.endsWith('$link') ? 'link' : 'deletedLink', source: str(item['source']) ?? '', relationship: str(item['relationship']) ?? '', target: str(item['target']) ?? '' };
   }
-  void protocol;
   return { kind: 'entity', value: decode(item) };
 }
 
 /**
- * Keeps an entity set in step (OData v4): `changes()` yields every entity on the first run and only the
+ * Keeps an entity set in step (OData v4 delta links, OData v2 SAP Gateway `__delta` links): `changes()` yields every entity on the first run and only the
  * changes afterwards; the delta link is saved to the store once the last page was read, so a job resumes
  * after a restart where it left off. Pages are read one at a time.
  *
@@ -83,7 +101,6 @@ export class DeltaSync<T = Record<string, unknown>> {
    */
   async *changes(): AsyncGenerator<DeltaChange<T>> {
     const protocol = await this.host.ready(this.options.signal);
-    if (protocol.version !== '4.0') throw new ConfigError('version', 'DeltaSync needs an OData v4 service');
     const { url: start } = this.query.render(protocol);
     const kept = await this.options.store.load(this.storeKey());
     let url = kept ?? start;
@@ -98,18 +115,14 @@ export class DeltaSync<T = Record<string, unknown>> {
         throw new DeltaExpiredError(410, 'The service no longer accepts the kept delta link (410 Gone): it was cleared; call changes() again for a full read');
       }
       if (response.status >= 400) throw await toODataError(response);
-      const page = (await response.json()) as Record<string, unknown>;
-      const value = page['value'];
-      if (!Array.isArray(value)) throw new SluiceError('A delta page has no value array');
-      for (const item of value) yield changeOf(item as Record<string, unknown>, protocol, decode) as DeltaChange<T>;
-      const next = str(page['@odata.nextLink']) ?? str(page['@nextLink']);
-      if (next !== undefined) {
-        url = this.host.links.resolve('next', next, url);
+      const page = pageOf((await response.json()) as Record<string, unknown>, protocol.version === '2.0');
+      for (const item of page.items) yield changeOf(item as Record<string, unknown>, decode) as DeltaChange<T>;
+      if (page.next !== undefined) {
+        url = this.host.links.resolve('next', page.next, url);
         continue;
       }
-      const delta = str(page['@odata.deltaLink']) ?? str(page['@deltaLink']);
-      if (delta === undefined) throw new SluiceError('The last page of a change-tracking read has no @odata.deltaLink: the service does not track changes of this set');
-      await this.options.store.save(this.storeKey(), this.host.links.resolve('deltaLink', delta, url));
+      if (page.delta === undefined) throw new SluiceError(`The last page of a change-tracking read has no ${protocol.version === '2.0' ? 'd.__delta' : '@odata.deltaLink'}: the service does not track changes of this set`);
+      await this.options.store.save(this.storeKey(), this.host.links.resolve('deltaLink', page.delta, url));
       return;
     }
   }

@@ -1,5 +1,8 @@
-// Delta reads of Orders (OData 4.01 Part 1 section 11.3): `Prefer: odata.track-changes` on a full read
-// gives a delta link; reading it gives the orders changed since, and removals, in pages of two.
+// Delta reads of Orders, in pages of two. OData v4 (4.01 Part 1 section 11.3): `Prefer:
+// odata.track-changes` on a full read gives `@odata.deltaLink` (`$deltatoken=`); reading it gives the
+// orders changed since and removals (`@odata.removed`, 4.01 `@removed`). OData v2 as SAP Gateway does it:
+// the last page's `d.__delta` link carries `!deltatoken='<n>'`; removals are entries in `d.results` marked
+// as `$deletedEntity` with an `id` (the JSON form Apache Olingo's v2 library writes for tombstones).
 import { ODataServerError } from '../errors.js';
 import { prefers, reply, type Exchange } from './exchange.js';
 import { orderJson } from './order-json.js';
@@ -7,21 +10,46 @@ import type { OrderStore } from './orders.js';
 
 const PAGE = 2;
 
-/** Answers a GET of Orders when it asks for change tracking or carries a `$deltatoken`; false otherwise. */
-export async function deltaRead(x: Exchange, store: OrderStore): Promise<boolean> {
-  if (x.version !== 4) return false;
-  const params = new URLSearchParams(x.search);
-  const token = params.get('$deltatoken');
-  if (token === null && !prefers(x, 'odata.track-changes')) return false;
+/** How a delta page is written in one OData version. */
+interface DeltaForm {
+  readonly tokenParam: string;
+  link(token: number, skip?: number): string;
+  removed(ref: string): string;
+  body(items: string[], tail: { next?: string; delta?: string }): string;
+}
+
+function formOf(x: Exchange): DeltaForm {
   const context = JSON.stringify(`${x.root}$metadata#Orders/$delta`);
-  const deltaLink = JSON.stringify(`${x.root}Orders?$deltatoken=${store.seq}`);
+  if (x.version === 2) {
+    return {
+      tokenParam: '!deltatoken',
+      link: (token, skip) => `${x.root}Orders?!deltatoken='${token}'${skip === undefined ? '' : `&$skiptoken=${skip}`}`,
+      removed: (ref) => `{"@odata.context":${JSON.stringify(`${x.root}$metadata#Orders/$deletedEntity`)},"id":${JSON.stringify(ref)},"reason":"deleted"}`,
+      body: (items, tail) => `{"d":{"results":[${items.join(',')}]${tail.next ? `,"__next":${JSON.stringify(tail.next)}` : ''}${tail.delta ? `,"__delta":${JSON.stringify(tail.delta)}` : ''}}}`,
+    };
+  }
+  const v401 = /4\.01/.test(String(x.req.headers['odata-maxversion'] ?? ''));
+  return {
+    tokenParam: '$deltatoken',
+    link: (token, skip) => `${x.root}Orders?$deltatoken=${token}${skip === undefined ? '' : `&$skiptoken=${skip}`}`,
+    removed: (ref) => (v401 ? `{"@removed":{"reason":"deleted"},"@id":${JSON.stringify(ref)}}` : `{"@odata.removed":{"reason":"deleted"},"@odata.id":${JSON.stringify(ref)}}`),
+    body: (items, tail) => `{"@odata.context":${context},"value":[${items.join(',')}],${tail.next ? `"@odata.nextLink":${JSON.stringify(tail.next)}` : `"@odata.deltaLink":${JSON.stringify(tail.delta)}`}}`,
+  };
+}
+
+/** Answers a GET of Orders when it asks for change tracking or carries a delta token; false otherwise. */
+export async function deltaRead(x: Exchange, store: OrderStore): Promise<boolean> {
+  const form = formOf(x);
+  const params = new URLSearchParams(x.search);
+  const token = params.get(form.tokenParam)?.replace(/^'(.*)'$/, '$1') ?? null;
+  if (token === null && !prefers(x, 'odata.track-changes')) return false;
   if (token === null) {
     const items = [...store.orders.values()].map((o) => orderJson(store, o, x.dialect, x.root, false));
-    await reply(x, 200, { 'preference-applied': 'odata.track-changes' }, `{"@odata.context":${context},"value":[${items.join(',')}],"@odata.deltaLink":${deltaLink}}`);
+    await reply(x, 200, x.version === 4 ? { 'preference-applied': 'odata.track-changes' } : {}, form.body(items, { delta: form.link(store.seq) }));
     return true;
   }
   const since = Number(token);
-  if (!Number.isSafeInteger(since) || since < store.expiredBefore || since > store.seq) {
+  if (!/^\d+$/.test(token) || !Number.isSafeInteger(since) || since < store.expiredBefore || since > store.seq) {
     throw new ODataServerError(410, 'Gone', `The delta token ${token} has expired: read the collection again`);
   }
   // The latest change of each order since the token, in change order.
@@ -30,14 +58,11 @@ export async function deltaRead(x: Exchange, store: OrderStore): Promise<boolean
   const all = [...latest];
   const skip = Number(params.get('$skiptoken') ?? 0);
   const page = all.slice(skip, skip + PAGE);
-  const v401 = /4\.01/.test(String(x.req.headers['odata-maxversion'] ?? ''));
   const items = page.map(([id, deleted]) => {
     if (!deleted && store.orders.has(id)) return orderJson(store, store.orders.get(id)!, x.dialect, x.root, false);
-    const ref = JSON.stringify(`${x.root}Orders(${id})`);
-    return v401 ? `{"@removed":{"reason":"deleted"},"@id":${ref}}` : `{"@odata.removed":{"reason":"deleted"},"@odata.id":${ref}}`;
+    return form.removed(`${x.root}Orders(${id})`);
   });
   const more = skip + PAGE < all.length;
-  const tail = more ? `"@odata.nextLink":${JSON.stringify(`${x.root}Orders?$deltatoken=${since}&$skiptoken=${skip + PAGE}`)}` : `"@odata.deltaLink":${deltaLink}`;
-  await reply(x, 200, {}, `{"@odata.context":${context},"value":[${items.join(',')}],${tail}}`);
+  await reply(x, 200, {}, form.body(items, more ? { next: form.link(since, skip + PAGE) } : { delta: form.link(store.seq) }));
   return true;
 }
