@@ -53,10 +53,12 @@ export async function readErrorBody(response: SluiceResponse, limit: number = Ht
   return { text: redactText(truncated ? text.replace(/\uFFFD$/, '') : text), truncated, cause };
 }
 
-/** The {@link HttpError} for an error response, its body read with {@link readErrorBody}. */
-export async function toHttpError(response: SluiceResponse): Promise<HttpError> {
-  const body = await readErrorBody(response);
-  return new HttpError({
+/**
+ * The fields of an {@link HttpError} (or a subclass such as an OData error) for an error response whose body
+ * {@link readErrorBody} read: status, request, headers without cookies, and the redacted body.
+ */
+export function errorResponseInit(response: SluiceResponse, body: ErrorBody) {
+  return {
     status: response.status,
     method: response.method,
     url: response.url,
@@ -64,5 +66,10 @@ export async function toHttpError(response: SluiceResponse): Promise<HttpError> 
     bodyExcerpt: body.text,
     bodyTruncated: body.truncated,
     cause: body.cause,
-  });
+  };
+}
+
+/** The {@link HttpError} for an error response, its body read with {@link readErrorBody}. */
+export async function toHttpError(response: SluiceResponse): Promise<HttpError> {
+  return new HttpError(errorResponseInit(response, await readErrorBody(response)));
 }

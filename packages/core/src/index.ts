@@ -8,7 +8,7 @@
 export { Client, createClient, type RequestOptions, type ShortcutOptions } from './client.js';
 export type { ClientOptions, ResolvedOptions, HeadersInput } from './options.js';
 export { DeadlineError, abortErrorFor, type DeadlineInit } from './deadline.js';
-export { readErrorBody, type ErrorBody } from './error-body.js';
+export { readErrorBody, errorResponseInit, type ErrorBody } from './error-body.js';
 export { checkOptionKeys } from './option-keys.js';
 export { EventSink, type SluiceEventMap, type SluiceEvent, type SluiceEventOf, type SluiceEventListener } from './events.js';
 export {

@@ -1,4 +1,4 @@
-import { HttpError, readErrorBody, type SluiceResponse } from '@sluice/core';
+import { errorResponseInit, HttpError, readErrorBody, type SluiceResponse } from '@sluice/core';
 import { ODataError, type ODataErrorDetail } from '../errors.js';
 import { childrenNamed, parseXml, type XmlElement } from '../metadata/xml.js';
 
@@ -75,15 +75,7 @@ function requestIdOf(response: SluiceResponse): string | undefined {
 export async function toODataError(response: SluiceResponse): Promise<HttpError> {
   // Core's reader: at most 64 KiB, redacted, the rest dropped so the connection is released.
   const body = await readErrorBody(response);
-  const base = {
-    status: response.status,
-    method: response.method,
-    url: response.url,
-    headers: response.headers.toObject(['set-cookie']),
-    bodyExcerpt: body.text,
-    bodyTruncated: body.truncated,
-    cause: body.cause,
-  };
+  const base = errorResponseInit(response, body);
   const parsed = parseErrorBody(body.text);
   if (!parsed) return new HttpError(base);
   return new ODataError({ ...base, ...parsed, requestId: requestIdOf(response) });
