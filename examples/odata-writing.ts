@@ -53,8 +53,9 @@ export async function writingTour(serviceURL: string, sapURL: string): Promise<s
     // A long-running action: 202 + status URL, watched by the poller.
     const job = await od.action('StartJob').parameter('Polls', 2).execute({ async: true })
     if (job.isAsync) {
-      const done = await createAsyncPoller(od, job.location!, { pollInterval: 10, maxPolls: 30 }).wait({ signal: AbortSignal.timeout(30_000) })
-      seen.push(`job ${done.status} after ${done.polls} polls, result at ${done.resultURL}`)
+      // On success the poller GETs the ResultURL (same client, same link policy) and decodes it into value.
+      const done = await createAsyncPoller<{ Outcome: string }>(od, job.location!, { pollInterval: 10, maxPolls: 30 }).wait({ signal: AbortSignal.timeout(30_000) })
+      seen.push(`job ${done.status} after ${done.polls} polls, result at ${done.resultURL}: ${done.value?.Outcome}`)
     }
     const failing = await od.action('StartJob').parameter('Outcome', 'Failed').parameter('Polls', 0).execute({ async: true })
     try {

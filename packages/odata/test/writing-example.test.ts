@@ -20,7 +20,7 @@ describe('examples/odata-writing.ts', () => {
       expect.stringMatching(/^SAP order \d+ created and merged$/),
       'action: Approved',
       "function: O'Neil|2",
-      expect.stringMatching(/^job Succeeded after 3 polls, result at .*\/\$jobs\/\d+\/result$/),
+      expect.stringMatching(/^job Succeeded after 3 polls, result at .*\/\$jobs\/\d+\/result: Succeeded$/),
       'failed job reported',
       'deleted',
     ]);

@@ -1,7 +1,8 @@
 import { AbortError, Client, ConfigError, parseRetryAfter, redactURL, sleep, type SluiceResponse } from '@sluice/core';
 import type { ODataClient } from '../client.js';
-import { ForeignOriginError } from '../links/policy.js';
+import { ForeignOriginError, type LinkKind } from '../links/policy.js';
 import { toODataError } from '../read/error-body.js';
+import { embeddedError, embeddedValue, fetchResult, isEmbedded, readEmbedded, type AsyncResultHost } from './async-result.js';
 import { AsyncOperationCancelledError, AsyncOperationFailedError, AsyncOperationTimeoutError } from './errors.js';
 
 /** The states of an async operation (SPEC 2.5, 3.2). */
@@ -20,15 +21,30 @@ export interface AsyncPollerOptions {
   pollInterval?: number;
   /** Polls before giving up with AsyncOperationTimeoutError (default 30). */
   maxPolls?: number;
+  /**
+   * When the operation succeeded and the status resource names its result (`ResultURL`), GET it through
+   * the same client and link policy and hand back its decoded body as `value` (default true). false only
+   * reports `resultURL`, for a caller who streams or skips the result.
+   */
+  fetchResult?: boolean;
 }
 
 /** The final status `wait()` resolves with. */
 export interface AsyncStatus<T = unknown> {
   readonly status: typeof AsyncOpStatus.Succeeded;
-  /** Where the result is (`ResultURL` of the status body, or the URL a 303 led to), resolved; never fetched by the poller. */
+  /**
+   * Where the result is, resolved by the link policy: `ResultURL` of the status body, the URL a 303 led
+   * to, or the `Location` of an embedded final response (a created entity).
+   */
   readonly resultURL: string | undefined;
-  /** The result when the monitor answered with it (OData status monitor: 200 with the result, or after a 303). */
+  /**
+   * The result, decoded like an action's value: the monitor's own answer (200 with the result, after a
+   * 303, or the final response embedded as `application/http`), or the body fetched from `ResultURL`
+   * (unless `fetchResult: false`); undefined when there is none (204).
+   */
   readonly value: T | undefined;
+  /** The HTTP status of the operation's own final response when the monitor embedded it, or of the fetched result. */
+  readonly resultStatus: number | undefined;
   /** The last status body as JSON, when there was one. */
   readonly body: unknown;
   readonly polls: number;
@@ -58,13 +74,18 @@ export class AsyncPoller<T = unknown> {
   private readonly http: Client;
   private readonly pollInterval: number;
   private readonly maxPolls: number;
+  private readonly fetchResult: boolean;
+  private readonly host: AsyncResultHost;
 
-  /** Prefer {@link createAsyncPoller}. */
-  constructor(http: Client, statusURL: string, options: AsyncPollerOptions) {
+  /** Prefer {@link createAsyncPoller}, which also applies an OData client's link policy and protocol. */
+  constructor(http: Client, statusURL: string, options: AsyncPollerOptions, host: AsyncResultHost = originHost(http)) {
     this.http = http;
     this.statusURL = statusURL;
+    this.host = host;
     this.pollInterval = options.pollInterval ?? 2000;
     this.maxPolls = options.maxPolls ?? 30;
+    this.fetchResult = options.fetchResult ?? true;
+    if (typeof this.fetchResult !== 'boolean') throw new ConfigError('fetchResult', `must be a boolean, got ${String(options.fetchResult)}`);
     if (!Number.isFinite(this.pollInterval) || this.pollInterval < 0) throw new ConfigError('pollInterval', `must be a number of ms >= 0, got ${String(options.pollInterval)}`);
     if (!Number.isSafeInteger(this.maxPolls) || this.maxPolls < 1) throw new ConfigError('maxPolls', `must be an integer >= 1, got ${String(options.maxPolls)}`);
   }
@@ -83,12 +104,28 @@ export class AsyncPoller<T = unknown> {
         const cause = await toODataError(response);
         throw new AsyncOperationFailedError(shown, polls, cause.message, undefined, { cause });
       }
+      if (response.redirected) {
+        // A 303 to the result: the core followed it (credentials dropped off-origin); the link policy decides whether it counts.
+        const allowed = this.resolveOrCancel(response.url, response);
+        if (allowed !== response.url) {
+          await response.cancel();
+          if (!this.fetchResult) return { status: 'Succeeded', resultURL: allowed, value: undefined, resultStatus: undefined, body: undefined, polls };
+          return this.fetched(await this.fetchFrom(allowed, signal), allowed, polls);
+        }
+      }
+      if (response.status === 200 && isEmbedded(response)) return this.embedded(response, polls);
       const { status, body } = await this.read(response);
       if (status === 'Succeeded') {
         const result = field(body, 'ResultURL', 'resultURL', 'resultUrl', 'resourceLocation');
-        const resultURL = typeof result === 'string' ? new URL(result, response.url).href : response.redirected ? response.url : undefined;
-        const value = field(body, 'Status', 'status') === undefined ? body as T : undefined;
-        return { status, resultURL, value, body, polls };
+        if (typeof result === 'string') {
+          const resultURL = this.host.resolve('resultURL', result, response.url);
+          if (!this.fetchResult) return { status, resultURL, value: undefined, resultStatus: undefined, body, polls };
+          const fetched = await this.fetchFrom(resultURL, signal);
+          return { status, resultURL, value: fetched.value as T | undefined, resultStatus: fetched.status, body, polls };
+        }
+        const direct = field(body, 'Status', 'status') === undefined;
+        const value = direct && body !== undefined ? this.host.decode(body) as T : undefined;
+        return { status, resultURL: response.redirected ? response.url : undefined, value, resultStatus: direct ? response.status : undefined, body, polls };
       }
       if (status === 'Failed') {
         const error = field(body, 'Error', 'error');
@@ -111,6 +148,36 @@ export class AsyncPoller<T = unknown> {
     const response = await this.http.request({ method: 'DELETE', path: this.statusURL, signal: options.signal, throwHttpErrors: false });
     if (response.status >= 400) throw await toODataError(response);
     await response.cancel();
+  }
+
+  /** The result at `url`, GET through the same client. */
+  private async fetchFrom(url: string, signal: AbortSignal | undefined): Promise<{ value: unknown; status: number }> {
+    return fetchResult(this.http, url, signal, this.host);
+  }
+
+  private fetched(result: { value: unknown; status: number }, url: string, polls: number): AsyncStatus<T> {
+    return { status: 'Succeeded', resultURL: url, value: result.value as T | undefined, resultStatus: result.status, body: undefined, polls };
+  }
+
+  private resolveOrCancel(url: string, response: SluiceResponse): string {
+    try {
+      return this.host.resolve('resultURL', url, this.statusURL);
+    } catch (error) {
+      void response.cancel();
+      throw error;
+    }
+  }
+
+  /** OData 4.01 Part 1 section 11.6: the monitor's 200 carries the operation's final response as `application/http`. */
+  private async embedded(response: SluiceResponse, polls: number): Promise<AsyncStatus<T>> {
+    const embedded = await readEmbedded(response);
+    if (embedded.status >= 400) {
+      const cause = embeddedError(embedded, response);
+      throw new AsyncOperationFailedError(redactURL(this.statusURL), polls, cause.odataMessage, undefined, { cause });
+    }
+    const location = embedded.headers['location'];
+    const resultURL = location === undefined ? undefined : this.host.report('location', location, response.url);
+    return { status: 'Succeeded', resultURL, value: embeddedValue(embedded, response, this.host) as T | undefined, resultStatus: embedded.status, body: undefined, polls };
   }
 
   private async read(response: SluiceResponse): Promise<{ status: AsyncOpStatus; body: unknown }> {
@@ -154,5 +221,24 @@ export function createAsyncPoller<T = unknown>(client: ODataClient | Client, sta
     if (client.origin !== undefined && url.origin !== client.origin) throw new ForeignOriginError('statusURL', url.origin, client.origin);
     return new AsyncPoller<T>(client, url.href, options);
   }
-  return new AsyncPoller<T>(client.http, client.links.resolve('statusURL', statusURL, client.serviceURL), options);
+  const host: AsyncResultHost = {
+    resolve: (kind, link, base) => client.links.resolve(kind, link, base),
+    report: (kind, link, base) => client.links.report(kind, link, base),
+    decode: (json) => client.knownProtocol()?.write.operationResult(json, '', undefined) ?? json,
+  };
+  return new AsyncPoller<T>(client.http, client.links.resolve('statusURL', statusURL, client.serviceURL), options, host);
+}
+
+/** A core client's rule for server-given links: its base URL's origin only. */
+function originHost(http: Client): AsyncResultHost {
+  const resolve = (kind: LinkKind, link: string, base: string): string => {
+    const url = new URL(link, base);
+    if (http.origin !== undefined && url.origin !== http.origin) throw new ForeignOriginError(kind, url.origin, http.origin);
+    return url.href;
+  };
+  return {
+    resolve,
+    report: (_kind, link, base) => (URL.canParse(link, base) ? new URL(link, base).href : link),
+    decode: (json) => json,
+  };
 }

@@ -1,11 +1,12 @@
 // Long-running jobs started by the StartJob action: answered 202 with a status monitor that reports
 // Running for a set number of polls, then the outcome, in one of two styles: a status resource
 // (`{"Status":"Running"}`, then `Succeeded` with a `ResultURL`, `Failed` or `Cancelled`) or the
-// OData v4 status monitor (202 while running, then the result with 200, or a 303 to it).
+// OData v4 status monitor (202 while running, then the result with 200, or a 303 to it), or the monitor as
+// OData 4.01 Part 1 section 11.6 has it: 200 with the final response embedded as `application/http`.
 import { badRequest, ODataServerError } from '../errors.js';
 
 /** How the monitor answers. */
-export type MonitorStyle = 'status' | 'odata' | 'odata-303';
+export type MonitorStyle = 'status' | 'odata' | 'odata-303' | 'odata-http';
 /** How a job ends. */
 export type JobOutcome = 'Succeeded' | 'Failed' | 'Cancelled';
 
@@ -37,8 +38,8 @@ export interface Job {
   cancelled: boolean;
 }
 
-/** An answer of the monitor: status, headers, and a JSON body or none. */
-export interface MonitorAnswer { status: number; headers: Record<string, string>; body: unknown }
+/** An answer of the monitor: status, headers, and a JSON body or none; `embedded` is a final response to wrap as `application/http`. */
+export interface MonitorAnswer { status: number; headers: Record<string, string>; body: unknown; embedded?: { status: number; body: unknown } }
 
 /** The jobs of one server. */
 export class Jobs {
@@ -49,7 +50,7 @@ export class Jobs {
     const outcome = p.Outcome ?? 'Succeeded';
     const monitor = p.Monitor ?? 'status';
     if (!['Succeeded', 'Failed', 'Cancelled'].includes(outcome)) throw badRequest(`Unknown Outcome '${String(outcome)}'`, 'Outcome');
-    if (!['status', 'odata', 'odata-303'].includes(monitor)) throw badRequest(`Unknown Monitor '${String(monitor)}'`, 'Monitor');
+    if (!['status', 'odata', 'odata-303', 'odata-http'].includes(monitor)) throw badRequest(`Unknown Monitor '${String(monitor)}'`, 'Monitor');
     const job: Job = {
       id: this.next++, polls: p.Polls ?? 2, outcome, monitor, retryAfter: p.RetryAfter, resultOrigin: p.ResultOrigin, seen: 0, cancelled: false,
     };
@@ -81,6 +82,12 @@ export class Jobs {
     if (job.monitor === 'status') {
       if (job.outcome === 'Failed') return { status: 200, headers: {}, body: { Status: 'Failed', Error: { code: 'JobFailed', message: `Job ${job.id} failed` } } };
       return { status: 200, headers: {}, body: { Status: 'Succeeded', ResultURL: resultURL } };
+    }
+    if (job.monitor === 'odata-http') {
+      const embedded = job.outcome === 'Failed'
+        ? { status: 500, body: { error: { code: 'JobFailed', message: `Job ${job.id} failed` } } }
+        : { status: 200, body: this.result(job) };
+      return { status: 200, headers: { 'content-type': 'application/http', asyncresult: String(embedded.status) }, body: undefined, embedded };
     }
     if (job.outcome === 'Failed') throw new ODataServerError(500, 'JobFailed', `Job ${job.id} failed`);
     if (job.monitor === 'odata-303') return { status: 303, headers: { location: resultURL }, body: undefined };

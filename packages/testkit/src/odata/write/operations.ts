@@ -5,7 +5,7 @@ import { badRequest, ODataServerError } from '../errors.js';
 import { parseLiteral } from '../filter-parser.js';
 import type { Value } from '../model.js';
 import { decodeComponent } from '../query-options.js';
-import { checkIfMatch, jsonBody, prefers, reply, type Exchange } from './exchange.js';
+import { checkIfMatch, jsonBody, prefers, reply, versionHeader, type Exchange } from './exchange.js';
 import type { JobParams, Jobs } from './jobs.js';
 import { orderEntityBody } from './order-json.js';
 import { ORDER_FIELDS, writeValue, type OrderRecord, type OrderStore } from './orders.js';
@@ -144,6 +144,13 @@ export async function monitor(x: Exchange, jobs: Jobs, rest: string): Promise<vo
   }
   if (x.method !== 'GET') throw new ODataServerError(405, 'MethodNotAllowed', 'A job monitor is read with GET or cancelled with DELETE');
   const answer = jobs.poll(job, `${x.root}$jobs/${job.id}`, new URL(x.root).origin);
+  if (answer.embedded !== undefined) {
+    const { status, body } = answer.embedded;
+    const json = 'JobID' in (body as object) ? resultBody(x, body as { JobID: number; Outcome: string }) : JSON.stringify(body);
+    const head = [`HTTP/1.1 ${status} ${status < 400 ? 'OK' : 'Internal Server Error'}`, 'Content-Type: application/json', ...Object.entries(versionHeader(x)).map(([n, v]) => `${n}: ${v}`)];
+    x.res.writeHead(answer.status, { ...versionHeader(x), ...answer.headers }).end(`${head.join('\r\n')}\r\n\r\n${json}`);
+    return;
+  }
   if (answer.body === undefined) return reply(x, answer.status, answer.headers);
   const body = 'JobID' in (answer.body as object) ? resultBody(x, answer.body as { JobID: number; Outcome: string }) : JSON.stringify(answer.body);
   return reply(x, answer.status, answer.headers, body);
