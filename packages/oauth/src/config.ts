@@ -201,6 +201,7 @@ export function resolveConfig(config: OAuth2Config, options: OAuth2Options = {})
   if (config.tokenCache !== undefined) {
     const cache = config.tokenCache as unknown as Record<string, unknown>;
     if (!['get', 'set', 'delete'].every((m) => typeof cache[m] === 'function')) throw new ConfigError('tokenCache', 'must implement get, set and delete');
+    if (cache['release'] !== undefined && typeof cache['release'] !== 'function') throw new ConfigError('tokenCache', 'release, when present, must be a function');
   }
   checkGrant(resolved, config, options);
   return resolved;

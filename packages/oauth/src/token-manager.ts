@@ -155,9 +155,16 @@ export class TokenManager {
       // An expired entry may hold a rotated-out refresh token: only use it when there is none here.
       this.refreshToken ??= cached.refreshToken;
     }
-    // The floor: however short the lifetimes, no more than one token request per minTokenInterval.
-    await this.waitUntil(this.lastRequestAt + this.init.minTokenInterval);
-    const token = await this.fetch(this.init.tokenRetry.maxAttempts);
+    let token: Token;
+    try {
+      // The floor: however short the lifetimes, no more than one token request per minTokenInterval.
+      await this.waitUntil(this.lastRequestAt + this.init.minTokenInterval);
+      token = await this.fetch(this.init.tokenRetry.maxAttempts);
+    } catch (error) {
+      // Instances waiting on this one's token (a shared cache's lock) need not wait for the lock to expire.
+      await this.releaseCache();
+      throw error;
+    }
     await this.keep(token);
     this.emit('TokenAcquired', { expiresIn: token.expiresIn });
     return token;
@@ -185,6 +192,7 @@ export class TokenManager {
       return token;
     } catch (error) {
       const err = error instanceof Error ? error : new SluiceError('token refresh failed', { cause: error });
+      await this.releaseCache();
       if (this.closed) throw err;
       this.failures++;
       this.retryAt = this.init.clock.now() + backoffDelay(this.failures, this.init.refreshRetry);
@@ -265,7 +273,7 @@ export class TokenManager {
 
   /** Holds and shares a new token; one that is already expired (`expires_in` <= 0) serves its caller only. */
   private async keep(token: Token): Promise<void> {
-    if (token.expiresIn <= 0) return;
+    if (token.expiresIn <= 0) return this.releaseCache();
     this.install(token);
     await this.writeCache(token);
   }
@@ -347,6 +355,15 @@ export class TokenManager {
       await this.init.cache.delete(this.init.cacheKey);
     } catch {
       // The token is already dropped here; a cache outage must not fail the request or the refresh.
+    }
+  }
+
+  /** After a failed (or unshared) token request: lets a shared cache free what it held for this one. */
+  private async releaseCache(): Promise<void> {
+    try {
+      await this.init.cache.release?.(this.init.cacheKey);
+    } catch {
+      // Without the release other instances wait for the lock to expire, as before.
     }
   }
 

@@ -63,6 +63,13 @@ export interface TokenCache {
   set(key: string, token: Token, expiresAt: number): Promise<void>;
   /** Removes the token; called on forced refresh (SPEC 2.2). */
   delete(key: string): Promise<void>;
+  /**
+   * Optional: called when the token request that followed a miss (`get` resolving `undefined`) or a
+   * `delete` failed, or gave a token that is not stored. A shared cache that made other instances wait
+   * for this one's token lets them go now (releases a single-flight lock this instance holds, and only
+   * that one) instead of when the lock expires.
+   */
+  release?(key: string): Promise<void>;
 }
 
 /** Lifecycle event types (SPEC 6). */

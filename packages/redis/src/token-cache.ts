@@ -60,12 +60,20 @@ redis.call('DEL', KEYS[1])
 if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
 return 0`);
 
+// A failed fetch: release the lock only if this instance still owns it, and wake the waiters to take it.
+const RELEASE = new LuaScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('PUBLISH', ARGV[2], ARGV[3])
+return 1`);
+
 /**
  * A {@link TokenCache} in Redis, shared by every instance of an application (SPEC 2.2), so N instances
  * cost one token request instead of N. Cross-instance single flight: when the token is missing, one
  * instance takes a lock (SET NX with expiry) and acquires it; the others wait for its pub/sub message
  * (polling as a fallback) and take the stored token, or acquire directly after `lockWait`. The lock is
- * released only by its owner (compare-and-delete in Lua). A forced refresh deletes the token and takes
+ * released only by its owner (compare-and-delete in Lua): by {@link set}, or by {@link release} when the
+ * owner's token request failed, which lets a waiting instance take over at once. A forced refresh deletes the token and takes
  * the lock in one step, so the others wait for its replacement instead of stampeding.
  *
  * Tokens are JSON under `<namespace>:token:{<cache key>}` with the token's expiry as TTL, sealed with
@@ -184,6 +192,23 @@ export class RedisTokenCache implements TokenCache {
       if (locked === 1 || this.locks.has(key)) this.locks.set(key, { owner, reserved: true, until: Date.now() + this.lockTtl });
     } catch {
       // Nothing to undo: without Redis every instance acquires directly.
+    }
+  }
+
+  /**
+   * The token request this instance made after taking the lock failed: releases the lock if this
+   * instance still owns it (compare-and-delete) and wakes the waiting instances, so one of them takes
+   * over at once instead of after `lockTtl` or `lockWait`. Does nothing when this instance holds no lock.
+   */
+  async release(key: string): Promise<void> {
+    const lock = this.locks.get(key);
+    if (lock === undefined) return;
+    this.locks.delete(key);
+    if (this.closed || !this.usable()) return;
+    try {
+      await this.health.run(() => RELEASE.run(this.redis, [this.keys(key)[1]], [lock.owner, this.ready.channel, key]));
+    } catch {
+      // The lock expires after lockTtl; the outage is reported once by the health check.
     }
   }
 
