@@ -1,3 +1,4 @@
+import { peekBody } from './body-peek.js';
 import { DecodeError } from './errors.js';
 import { ResponseHeaders } from './headers.js';
 import { describeRequest } from './redact.js';
@@ -39,7 +40,7 @@ export class SluiceResponse {
 
   constructor(
     init: { status: number; headers: ResponseHeaders; method: string; url: string; redirected: boolean },
-    private readonly source: TransportBody,
+    private source: TransportBody,
     private readonly maxBytes: number,
     private readonly watch: BodyWatch = NO_WATCH,
   ) {
@@ -142,6 +143,25 @@ export class SluiceResponse {
         text,
         { cause },
       );
+    }
+  }
+
+  /**
+   * The first `limit` bytes of the body (fewer when it is shorter), read without using it up: a later read
+   * gets the whole body. For a plugin that decides on the start of an error answer (the CSRF plugin).
+   */
+  async peek(limit: number): Promise<Uint8Array> {
+    if (this.used) throw new TypeError('Response body was already read');
+    try {
+      const peeked = await peekBody(this.source, limit);
+      this.source = peeked.body;
+      return peeked.bytes;
+    } catch (error) {
+      // The body broke while peeking: it is done for every reader.
+      const mapped = this.watch.mapError(error);
+      this.used = true;
+      this.end();
+      throw mapped;
     }
   }
 

@@ -128,6 +128,64 @@ describe.each(transports)('csrf plugin (%s transport)', (_name, makeTransport) =
     expect(writes(srv)).toHaveLength(1);
   });
 
+  it('a 403 whose body says CSRF token validation failed, without the Required header, refetches and retries once', async () => {
+    for (const xmlRejection of [false, true]) {
+      const { srv, gw } = await gateway({ requiredHeader: false, xmlRejection });
+      const events: SluiceEvent[] = [];
+      const c = client(srv, {}, events);
+      expect((await c.post('Orders', { json: { a: 1 } })).status).toBe(201);
+      expect(gw.rejections).toBe(1);
+      expect(srv.requests.filter(isFetch)).toHaveLength(1);
+      expect(writes(srv).map((w) => w.body)).toEqual(['{"a":1}', '{"a":1}']);
+      expect(events.filter((e) => e.type === 'csrf.rejected')).toHaveLength(1);
+      // the token expires: the body alone makes the plugin drop it and fetch again
+      gw.expireTokens();
+      expect((await c.patch('Orders(1)', { json: { b: 2 } })).status).toBe(200);
+      expect(srv.requests.filter(isFetch)).toHaveLength(2);
+    }
+  });
+
+  it('a second body-only refusal after the fresh token is a CsrfTokenError', async () => {
+    const srv = track(await startServer((req, res) => {
+      if (isFetch({ headers: req.headers } as never)) { res.writeHead(200, { 'x-csrf-token': 't' }).end(); return; }
+      res.writeHead(403, { 'content-type': 'text/plain' }).end('CSRF token validation failed');
+    }));
+    const error = await client(srv).post('Orders', { json: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CsrfTokenError);
+    expect(writes(srv)).toHaveLength(2);
+  });
+
+  it('another 403 is handed back whole after the peek, a chunked body longer than the peek included', async () => {
+    const long = `${'x'.repeat(3000)}|${'y'.repeat(3000)}|CSRF token validation failed|${'z'.repeat(4000)}`;
+    const srv = track(await startServer((req, res) => {
+      res.writeHead(403, { 'content-type': 'text/plain' });
+      if (req.url === '/svc/short') { res.end('forbidden: missing role'); return; }
+      // chunked, three writes: the phrase lies past the 4 KiB looked at
+      res.write(long.slice(0, 3001));
+      setImmediate(() => { res.write(long.slice(3001, 6002)); setImmediate(() => res.end(long.slice(6002))); });
+    }));
+    const c = client(srv);
+    const short = await c.post('short', { json: {} }).catch((e: unknown) => e);
+    expect(short).toBeInstanceOf(HttpError);
+    expect((short as HttpError).bodyExcerpt).toBe('forbidden: missing role');
+    const res = await c.post('long', { json: {}, throwHttpErrors: false });
+    expect(res.status).toBe(403);
+    expect(await res.text()).toBe(long);
+    expect(writes(srv)).toHaveLength(2);
+    expect(srv.requests.filter(isFetch)).toHaveLength(0);
+  });
+
+  it('a 403 announcing a body longer than the peek is not read for the phrase', async () => {
+    const body = `CSRF token validation failed${' '.repeat(5000)}`;
+    const srv = track(await startServer((_req, res) => {
+      res.writeHead(403, { 'content-type': 'text/plain', 'content-length': String(body.length) }).end(body);
+    }));
+    const res = await client(srv).post('Orders', { json: {}, throwHttpErrors: false });
+    expect(res.status).toBe(403);
+    expect(await res.text()).toBe(body);
+    expect(writes(srv)).toHaveLength(1);
+  });
+
   it('sends neither token nor cookies to another origin', async () => {
     const { srv } = await gateway();
     const other = track(await startServer((_req, res) => { res.writeHead(200).end('{}'); }));

@@ -52,6 +52,17 @@ describe('CSRF tokens through the OData client (SAP gateway, SPEC 3.3)', () => {
     expect(events.filter((e) => e.type === 'csrf.rejected')).toHaveLength(20);
   });
 
+  it("a gateway whose 403 lost the Required header (only the XML body says 'CSRF token validation failed') is still understood", async () => {
+    await srv.close();
+    srv = await startODataServer({ products: 2, writes: { csrf: { requiredHeader: false, xmlRejection: true } } });
+    od = createODataClient({ serviceURL: srv.v2, version: '2.0', http: { retry: false } });
+    const results = await Promise.all(Array.from({ length: 5 }, () => od!.from('Orders').create(order)));
+    expect(results.every((r) => r.status === 201)).toBe(true);
+    expect(fetches()).toHaveLength(1);
+    expect(srv.writes!.csrf!.rejections).toBe(5);
+    expect(posts()).toHaveLength(10);
+  });
+
   it('reads carry neither token nor session cookie', async () => {
     od = createODataClient({ serviceURL: srv.v2, version: '2.0', csrf: true, http: { retry: false } });
     const { value } = await od.from('Orders').create(order);

@@ -9,6 +9,13 @@ export interface CsrfGatewayOptions {
   cookieName?: string;
   /** Answer HEAD requests with 405, as some gateways do, so clients must fetch with GET. */
   refuseHead?: boolean;
+  /**
+   * Send `X-CSRF-Token: Required` with a refusal (default true); false leaves only the body
+   * `CSRF token validation failed`, as when a proxy in front of the gateway drops the header.
+   */
+  requiredHeader?: boolean;
+  /** The refusal's body as an SAP Gateway XML error (`<error><code/><message/></error>`) instead of plain text. */
+  xmlRejection?: boolean;
 }
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
@@ -29,6 +36,8 @@ export class CsrfGateway {
   private readonly sessions = new Set<string>();
   readonly cookieName: string;
   private readonly refuseHead: boolean;
+  private readonly requiredHeader: boolean;
+  private readonly xmlRejection: boolean;
   /** Token fetches answered with a token. */
   fetches = 0;
   /** Modifying requests refused with 403 `X-CSRF-Token: Required`. */
@@ -37,6 +46,8 @@ export class CsrfGateway {
   constructor(options: CsrfGatewayOptions = {}) {
     this.cookieName = options.cookieName ?? 'SAP_SESSIONID_DEMO_100';
     this.refuseHead = options.refuseHead ?? false;
+    this.requiredHeader = options.requiredHeader ?? true;
+    this.xmlRejection = options.xmlRejection ?? false;
   }
 
   /** Every issued token becomes invalid (tokens expire mid-session); sessions stay. */
@@ -94,8 +105,13 @@ export class CsrfGateway {
     const session = this.session(req);
     if (session !== undefined && header !== '' && this.tokens.get(session) === header) return false;
     this.rejections++;
-    const body = 'CSRF token validation failed';
-    res.writeHead(403, { 'x-csrf-token': 'Required', 'content-type': 'text/plain', 'content-length': String(body.length) }).end(body);
+    const body = this.xmlRejection
+      ? '<?xml version="1.0" encoding="utf-8"?><error xmlns="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata">' +
+        '<code>403</code><message xml:lang="en">CSRF token validation failed</message></error>'
+      : 'CSRF token validation failed';
+    const headers: Record<string, string> = { 'content-type': this.xmlRejection ? 'application/xml' : 'text/plain', 'content-length': String(Buffer.byteLength(body)) };
+    if (this.requiredHeader) headers['x-csrf-token'] = 'Required';
+    res.writeHead(403, headers).end(body);
     return true;
   }
 }

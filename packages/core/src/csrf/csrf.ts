@@ -11,7 +11,11 @@ declare module '../events.js' {
   interface SluiceEventMap {
     /** A CSRF token was fetched for `origin` (`method`: HEAD, or GET where HEAD gave none). Never the token. */
     'csrf.fetched': { origin: string; method: string; status: number };
-    /** A write to `url` (redacted) was refused with `403` + `X-CSRF-Token: Required`; `retrying` says whether it is sent again. */
+    /**
+     * A write to `url` (redacted) was refused for its CSRF token: `403` with `X-CSRF-Token: Required`, or a
+     * `403` whose body says `CSRF token validation failed` (SAP Gateway where the header is lost); `retrying`
+     * says whether it is sent again.
+     */
     'csrf.rejected': { origin: string; method: string; url: string; retrying: boolean };
   }
 }
@@ -35,6 +39,10 @@ export interface CsrfOptions {
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 const REQUIRED = /^\s*required\s*$/i;
+/** What SAP Gateway writes in the body of a 403 for a missing or stale token (text or an XML/JSON error message). */
+const TOKEN_FAILED = /CSRF token validation failed/i;
+/** The most of a 403 body looked at for {@link TOKEN_FAILED}: the gateway's answer is short; a longer body is another refusal. */
+const PEEK_BYTES = 4096;
 const OPTION_KEYS = ['mode', 'fetchURL', 'cookies'];
 
 interface CachedToken { promise: Promise<string>; token: string | undefined }
@@ -45,8 +53,9 @@ interface RequestState { callerCookie: string | undefined; used: string | undefi
  * Before a write (any method but GET, HEAD, OPTIONS, TRACE) to the service's origin it attaches a token
  * fetched once with `X-CSRF-Token: Fetch` (concurrent writers share one fetch) and the session cookies
  * that came with it; reads get neither, and nothing goes to another origin. A `403` with
- * `X-CSRF-Token: Required` drops the cached token, fetches a new one once for all writers, and sends the
- * write again, once; a second refusal is a {@link CsrfTokenError}. Emits `csrf.fetched` and
+ * `X-CSRF-Token: Required`, or a `403` whose body (at most its first 4 KiB, peeked, so the caller still reads
+ * it whole) says `CSRF token validation failed`, drops the cached token, fetches a new one once for all
+ * writers, and sends the write again, once; a second refusal is a {@link CsrfTokenError}. Emits `csrf.fetched` and
  * `csrf.rejected`, which never carry the token or a cookie.
  *
  * @example
@@ -126,7 +135,7 @@ class CsrfPlugin implements Plugin {
     const fetching = this.fetches.has(req.context);
     if (!fetching && SAFE.has(req.method)) return undefined;
     this.cookies?.store(res.url, res.headers.getSetCookie());
-    if (fetching || res.status !== 403 || !REQUIRED.test(res.headers.get('x-csrf-token') ?? '')) return undefined;
+    if (fetching || res.status !== 403 || !(REQUIRED.test(res.headers.get('x-csrf-token') ?? '') || await saysTokenFailed(res))) return undefined;
     const state = this.states.get(req)!;
     this.required = true;
     const key = state.callerCookie ?? '';
@@ -139,7 +148,7 @@ class CsrfPlugin implements Plugin {
       return 'resend';
     }
     await res.cancel();
-    throw new CsrfTokenError(this.origin, `${req.method} ${redactURL(req.url)} was refused with 403 X-CSRF-Token: Required again after a fresh token`, 403);
+    throw new CsrfTokenError(this.origin, `${req.method} ${redactURL(req.url)} was refused for its CSRF token (403) again after a fresh token`, 403);
   }
 
   private token(key: string, client: Client, signal: AbortSignal | undefined): Promise<string> {
@@ -177,6 +186,17 @@ class CsrfPlugin implements Plugin {
     }
     throw new CsrfTokenError(this.origin, `the service answered no token to X-CSRF-Token: Fetch (status ${last!.status})`, last!.status);
   }
+}
+
+/**
+ * Whether a 403 without `X-CSRF-Token: Required` is still a token refusal: SAP Gateway says so in the body
+ * when a proxy dropped the header. Only a short body is looked at (peeked, left whole for the caller).
+ */
+async function saysTokenFailed(res: SluiceResponse): Promise<boolean> {
+  const length = Number(res.headers.get('content-length') ?? Number.NaN);
+  if (length > PEEK_BYTES) return false;
+  const head = await res.peek(PEEK_BYTES);
+  return TOKEN_FAILED.test(Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('utf8'));
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
