@@ -3,6 +3,7 @@ import type { PageInfo } from '../protocol/types.js';
 import { expectJson, send, type ReadContext } from './context.js';
 import { ItemScanner, type ScanBatch } from './scanner.js';
 import type { StreamItem } from './stream-item.js';
+import { utf8Text } from './utf8.js';
 
 /**
  * One attempt at reading one page: requests it, scans its body as bytes arrive and queues each record
@@ -172,7 +173,7 @@ export class PageLoad {
     if (values === undefined) {
       try {
         // One JSON.parse for the whole run of elements.
-        values = JSON.parse(`[${buf.toString('utf8', starts[from]!, ends[to - 1]!)}]`) as unknown[];
+        values = JSON.parse(`[${utf8Text(buf, starts[from]!, ends[to - 1]!)}]`) as unknown[];
       } catch {
         values = undefined;
       }

@@ -1,4 +1,5 @@
 import { ResponseSizeError } from '../errors.js';
+import { utf8Text } from './utf8.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -271,7 +272,7 @@ export class ItemScanner {
     for (let tries = 0; tries < 2 && at > i; tries++) {
       let values: unknown[] | undefined;
       try {
-        values = JSON.parse(`[${buf.toString('utf8', i, at + 1)}]`) as unknown[];
+        values = JSON.parse(`[${utf8Text(buf, i, at + 1)}]`) as unknown[];
       } catch {
         at = lastRecordEnd(buf, i, at - 1);
         continue;
