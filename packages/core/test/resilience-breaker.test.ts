@@ -28,11 +28,24 @@ function breakerClient(options: CircuitBreakerOptions, changes: CircuitStateChan
 
 const transitions = (changes: CircuitStateChange[]): string[] => changes.map((c) => `${c.from}->${c.to}`);
 
+/**
+ * Waits until `c`'s circuit is half-open. The breaker is time-based and holds no timers (it turns
+ * half-open on the first look after openDuration), so there is no event to await: sleep openDuration,
+ * then look again in short steps should a loaded machine's timers run early against the breaker's clock.
+ */
+async function untilHalfOpen(c: Client, openDuration: number): Promise<void> {
+  await sleep(openDuration);
+  while (c.circuitState() !== 'half-open') await sleep(5);
+}
+
+// An open circuit must stay open longer than any stall of a loaded machine between two awaits of a test.
+const LONG_OPEN = 60_000;
+
 describe('circuitBreaker', () => {
-  it('opens after consecutive failures, rejects without touching the server, half-opens and closes when the server heals', async () => {
-    const { mode } = await switchable();
+  it('opens after consecutive failures and rejects without touching the server, saying when it probes', async () => {
+    await switchable();
     const changes: CircuitStateChange[] = [];
-    const c = breakerClient({ consecutiveFailures: 3, openDuration: 150 }, changes);
+    const c = breakerClient({ consecutiveFailures: 3, openDuration: LONG_OPEN }, changes);
     for (let i = 0; i < 3; i++) await expect(c.get('x')).rejects.toBeInstanceOf(HttpError);
     expect(server!.requests).toHaveLength(3);
     expect(c.circuitState()).toBe('open');
@@ -43,17 +56,23 @@ describe('circuitBreaker', () => {
     expect(open.origin).toBe(server!.origin);
     expect(open.state).toBe('open');
     expect(open.retryAfter).toBeGreaterThan(0);
-    expect(open.retryAfter).toBeLessThanOrEqual(150);
-    expect(open.retryAt - Date.now()).toBeLessThanOrEqual(150);
+    expect(open.retryAfter).toBeLessThanOrEqual(LONG_OPEN);
+    expect(open.retryAt - Date.now()).toBeLessThanOrEqual(LONG_OPEN);
     expect(open.message).toMatch(/3 consecutive failures.*probe through in \d+ ms/);
     expect(server!.requests).toHaveLength(3);
+    expect(changes).toHaveLength(1);
     expect(changes[0]).toMatchObject({ origin: server!.origin, from: 'closed', to: 'open', reason: '3 consecutive failures' });
     expect(changes[0]!.retryAt).toBeGreaterThan(Date.now());
+  });
 
+  it('half-opens after openDuration and closes when a probe succeeds', async () => {
+    const { mode } = await switchable();
+    const changes: CircuitStateChange[] = [];
+    const c = breakerClient({ consecutiveFailures: 3, openDuration: 150 }, changes);
+    for (let i = 0; i < 3; i++) await expect(c.get('x')).rejects.toBeInstanceOf(HttpError);
+    expect(transitions(changes)).toEqual(['closed->open']);
     mode.status = 200;
-    // The breaker is time-based: wait out openDuration.
-    await sleep(open.retryAfter + 5);
-    expect(c.circuitState()).toBe('half-open');
+    await untilHalfOpen(c, 150);
     expect(await c.getJSON('x')).toEqual({ status: 200 });
     expect(c.circuitState()).toBe('closed');
     expect(transitions(changes)).toEqual(['closed->open', 'open->half-open', 'half-open->closed']);
@@ -71,9 +90,9 @@ describe('circuitBreaker', () => {
     const changes: CircuitStateChange[] = [];
     const c = breakerClient({ consecutiveFailures: 1, openDuration: 50, halfOpenProbes: 2 }, changes);
     await expect(c.get('x')).rejects.toBeInstanceOf(HttpError);
-    const open = (await c.get('x').catch((e: unknown) => e)) as CircuitOpenError;
+    expect(transitions(changes)).toEqual(['closed->open']);
     healthy = true;
-    await sleep(open.retryAfter + 5);
+    await untilHalfOpen(c, 50);
 
     const probes = [c.getJSON('p1'), c.getJSON('p2')];
     const extra = await Promise.all([c.get('e1').catch((e: unknown) => e), c.get('e2').catch((e: unknown) => e)]);
@@ -92,17 +111,21 @@ describe('circuitBreaker', () => {
   it('a failed probe opens the circuit again for another openDuration', async () => {
     await switchable();
     const changes: CircuitStateChange[] = [];
-    const c = breakerClient({ consecutiveFailures: 2, openDuration: 400 }, changes);
+    // openDuration is long enough that no stall between the failed probe and the next request outlasts it.
+    const openDuration = 1500;
+    const c = breakerClient({ consecutiveFailures: 2, openDuration }, changes);
     await expect(c.get('x')).rejects.toBeInstanceOf(HttpError);
     await expect(c.get('x')).rejects.toBeInstanceOf(HttpError);
-    const open = (await c.get('x').catch((e: unknown) => e)) as CircuitOpenError;
-    await sleep(open.retryAfter + 5);
+    await untilHalfOpen(c, openDuration);
+    const probedAt = Date.now();
     await expect(c.get('x')).rejects.toMatchObject({ status: 500 });
-    expect(c.circuitState()).toBe('open');
-    await expect(c.get('x')).rejects.toBeInstanceOf(CircuitOpenError);
+    const again = await c.get('x').catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(CircuitOpenError);
     expect(server!.requests).toHaveLength(3);
     expect(transitions(changes)).toEqual(['closed->open', 'open->half-open', 'half-open->open']);
     expect(changes[2]!.reason).toBe('probe failed');
+    // Open for a whole new openDuration from the failed probe on.
+    expect(changes[2]!.retryAt).toBeGreaterThanOrEqual(probedAt + openDuration - 5);
   });
 
   it('opens on the failure ratio in the window even without a run of consecutive failures', async () => {

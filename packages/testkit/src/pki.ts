@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,8 +67,10 @@ async function issue(
   const extPath = join(dir, `${name}.ext`);
   await writeFile(extPath, extensions);
   await run('openssl', ['req', '-new', ...CURVE, '-keyout', keyPath, '-out', csrPath, '-subj', `/CN=${name}`]);
+  // A random serial per certificate: -CAcreateserial would share one ca.srl file between the certificates
+  // issued in parallel, and two openssl processes writing it at once fail now and then on a loaded machine.
   await run('openssl', [
-    'x509', '-req', '-in', csrPath, '-CA', ca.certPath, '-CAkey', ca.keyPath, '-CAcreateserial',
+    'x509', '-req', '-in', csrPath, '-CA', ca.certPath, '-CAkey', ca.keyPath, '-set_serial', `0x${randomBytes(16).toString('hex').replace(/^./, '1')}`,
     '-days', '2', '-out', certPath, '-extfile', extPath,
   ]);
   return { cert: await readFile(certPath, 'utf8'), key: await readFile(keyPath, 'utf8'), certPath, keyPath };
