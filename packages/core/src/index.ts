@@ -42,4 +42,5 @@ export { ProxyError, type ProxyOption } from './transport/proxy.js';
 export type { TLSOptions, TLSMaterial } from './transport/tls.js';
 export { FetchTransport, type FetchTransportOptions } from './transport/fetch.js';
 export { otel, type OtelOptions, type OtelTracerProvider, type OtelMeterProvider } from './otel.js';
+export { SPAN_ATTRIBUTES, type SpanAttributes, type SpanAttributeValue } from './span-attributes.js';
 export { csrf, CookieStore, CsrfTokenError, type CsrfOptions } from './csrf/index.js';

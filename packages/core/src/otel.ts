@@ -4,6 +4,7 @@ import { ConfigError } from './errors.js';
 import type { SluiceEvent } from './events.js';
 import type { Plugin, PluginRequest } from './plugin.js';
 import { redactURL } from './redact.js';
+import { contextSpanAttributes, type SpanAttributes } from './span-attributes.js';
 
 type API = typeof import('@opentelemetry/api');
 
@@ -28,6 +29,12 @@ export interface OtelOptions {
   meterProvider?: OtelMeterProvider;
   /** Send the trace context (`traceparent`, `tracestate`) with each request. Default true. */
   propagate?: boolean;
+  /**
+   * More attributes for a request's span, asked once when the span starts; they win over those the
+   * request's context carries under `SPAN_ATTRIBUTES`. Span only: the duration histogram keeps the
+   * HTTP conventions' low-cardinality set.
+   */
+  attributes?: (request: PluginRequest) => SpanAttributes | undefined;
 }
 
 /** Histogram buckets (seconds) the HTTP semantic conventions advise for request durations. */
@@ -54,7 +61,9 @@ interface Instruments {
  * `http.response.status_code`, `http.request.resend_count`, `error.type`), the trace context sent in
  * `traceparent`, and an `http.client.request.duration` histogram (seconds). `@opentelemetry/api` is an
  * optional peer dependency, loaded on the first request: without it that request fails with a
- * {@link ConfigError}, and clients without this plugin never load it.
+ * {@link ConfigError}, and clients without this plugin never load it. A request adds its own attributes
+ * through its context (`SPAN_ATTRIBUTES`; `@sluice/odata` sets the entity set, operation and page there)
+ * or the `attributes` option.
  *
  * @example
  * ```ts
@@ -67,6 +76,8 @@ export function otel(options: OtelOptions = {}): Plugin {
   let ready: Instruments | undefined;
   const traced = new Map<number, Traced>();
   const propagate = options.propagate ?? true;
+  const extra = options.attributes;
+  if (extra !== undefined && typeof extra !== 'function') throw new ConfigError('otel.attributes', 'must be a function of the request');
 
   const load = (): Promise<Instruments> => (loading ??= import('@opentelemetry/api').then((api) => {
     const tracer = ((options.tracerProvider as TracerProvider | undefined) ?? api.trace.getTracerProvider()).getTracer('@sluice/core');
@@ -105,7 +116,7 @@ export function otel(options: OtelOptions = {}): Plugin {
       const instruments = ready ?? await load();
       let entry = traced.get(request.id);
       if (entry === undefined) {
-        entry = start(instruments, request);
+        entry = start(instruments, request, extra);
         traced.set(request.id, entry);
       } else {
         entry.resends = request.resends;
@@ -115,7 +126,7 @@ export function otel(options: OtelOptions = {}): Plugin {
   };
 }
 
-function start({ api, tracer }: Instruments, request: PluginRequest): Traced {
+function start({ api, tracer }: Instruments, request: PluginRequest, extra: OtelOptions['attributes']): Traced {
   const url = new URL(request.url);
   const attributes: Record<string, string | number> = {
     'http.request.method': request.method,
@@ -123,7 +134,7 @@ function start({ api, tracer }: Instruments, request: PluginRequest): Traced {
     'server.port': url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
   };
   const span = tracer.startSpan(request.method, {
-    kind: api.SpanKind.CLIENT, attributes: { ...attributes, 'url.full': redactURL(request.url) },
+    kind: api.SpanKind.CLIENT, attributes: { ...contextSpanAttributes(request), ...extra?.(request), ...attributes, 'url.full': redactURL(request.url) },
   }, api.context.active());
   return { span, attributes, retries: 0, resends: 0 };
 }

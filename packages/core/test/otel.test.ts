@@ -3,7 +3,7 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { MeterProvider, MetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
 import { startServer, sendJSON } from '@sluice/testkit';
-import { createClient, otel, type OtelOptions } from '@sluice/core';
+import { ConfigError, createClient, otel, SPAN_ATTRIBUTES, type OtelOptions } from '@sluice/core';
 import { closeAfterEach } from './close-after-each.js';
 
 const track = closeAfterEach();
@@ -86,6 +86,26 @@ describe('otel()', () => {
     expect(missing!.attributes).toMatchObject({ 'error.type': '404', 'http.response.status_code': 404 });
     expect(missing!.attributes['http.request.resend_count']).toBeUndefined();
     for (const request of s.requests) expect(request.headers.traceparent).toBeUndefined();
+  });
+
+  it("adds a request's context attributes (SPAN_ATTRIBUTES) and the attributes hook's to its span only, never over the HTTP ones", async () => {
+    const s = track(await startServer((_req, res) => sendJSON(res, 200, {})));
+    const { exporter, reader, options } = telemetry();
+    const client = track(createClient({
+      baseURL: s.origin,
+      plugins: [otel({ ...options, attributes: (req) => (req.url.endsWith('/b') ? { 'app.route': 'b', 'app.tenant': 'hook' } : undefined) })],
+    }));
+    const context = { [SPAN_ATTRIBUTES]: { 'app.tenant': 'ctx', 'app.page': 2, 'app.cached': false, 'http.request.method': 'FAKE', 'app.object': { no: 1 } } };
+    await (await client.get('a', { context })).cancel();
+    await (await client.get('b', { context })).cancel();
+    const [a, b] = exporter.getFinishedSpans();
+    expect(a!.attributes).toMatchObject({ 'app.tenant': 'ctx', 'app.page': 2, 'app.cached': false, 'http.request.method': 'GET' });
+    expect(a!.attributes['app.object']).toBeUndefined();
+    expect(b!.attributes).toMatchObject({ 'app.tenant': 'hook', 'app.route': 'b', 'app.page': 2 });
+    const { resourceMetrics } = await reader.collect();
+    const metric = resourceMetrics.scopeMetrics.flatMap((m) => m.metrics).find((m) => m.descriptor.name === 'http.client.request.duration') as HistogramMetricData;
+    for (const point of metric.dataPoints) expect(Object.keys(point.attributes).filter((k) => k.startsWith('app.'))).toEqual([]);
+    expect(() => otel({ attributes: 'nope' as never })).toThrow(ConfigError);
   });
 
   it('concurrent requests get one span each, each attempt carrying its own', async () => {

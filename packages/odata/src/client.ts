@@ -17,6 +17,7 @@ import { ActionCall, FunctionCall, paramsOf } from './operations/call.js';
 import { withETag } from './write/etag.js';
 import type { ExchangeInit, WriteSettings } from './write/host.js';
 import { Batch } from './batch/batch.js';
+import { entitySetOf, PageCounter, spanContext, type ODataSpan } from './telemetry.js';
 
 /**
  * Options of {@link createODataClient}.
@@ -226,7 +227,7 @@ export class ODataClient {
     const query = this.serviceParams.map(([n, v]) => `${encodeOptionValue(n)}=${encodeOptionValue(v)}`).join('&');
     const response = await this.http.request({
       method: 'GET', path: this.serviceURL + (query ? `?${query}` : ''), signal, throwHttpErrors: false,
-      headers: { accept: 'application/json', 'odata-maxversion': '4.0', maxdataserviceversion: '2.0' },
+      headers: { accept: 'application/json', 'odata-maxversion': '4.0', maxdataserviceversion: '2.0' }, context: spanContext({ type: 'service_document' }),
     });
     if (response.status >= 400) throw await toODataError(response);
     let protocol = declaredBy(response)?.protocol;
@@ -261,7 +262,7 @@ export class ODataClient {
 
   private async fetchMetadata(options: ReadOptions): Promise<ServiceMetadata> {
     // $metadata is XML (or CSDL JSON) in every version: no JSON format headers, just ask for XML.
-    const ctx = { ...this.context(this.protocol ?? v4, undefined, options), headers: { ...options.headers } };
+    const ctx = { ...this.context(this.protocol ?? v4, undefined, options, { type: 'metadata' }), headers: { ...options.headers } };
     const query = this.serviceParams.map(([n, v]) => `${encodeOptionValue(n)}=${encodeOptionValue(v)}`).join('&');
     const response = await send(ctx, `${this.serviceURL}$metadata${query ? `?${query}` : ''}`, options.signal, 'application/xml');
     const declared = declaredBy(response)?.protocol;
@@ -294,9 +295,10 @@ export class ODataClient {
     this.versionVerified = true;
   };
 
-  private context(protocol: ODataProtocol, entityType: EntityTypeInfo | undefined, options: StreamOptions = {}): ReadContext {
+  private context(protocol: ODataProtocol, entityType: EntityTypeInfo | undefined, options: StreamOptions = {}, span?: ODataSpan, paged = false): ReadContext {
     const d = this.defaults;
     return {
+      span: span === undefined ? undefined : { base: span, pages: paged ? new PageCounter() : undefined },
       client: this.http,
       protocol,
       decode: { largeNumbers: this.largeNumbers, metadata: this.metadataValue, entityType },
@@ -319,7 +321,7 @@ export class ODataClient {
   /** @internal */
   async runGet(url: string, entityType: EntityTypeInfo | undefined, options: ReadOptions): Promise<unknown> {
     const protocol = this.protocol!;
-    const ctx = this.context(protocol, entityType, options);
+    const ctx = this.context(protocol, entityType, options, { type: 'read', entitySet: entitySetOf(this.serviceURL, url) });
     const response = await send(ctx, url, options.signal);
     await expectJson(response);
     return withETag(protocol.decodeEntity(await response.json(), ctx.decode), response.headers.get('etag'));
@@ -331,6 +333,7 @@ export class ODataClient {
       method: init.method, path: init.url, headers: init.headers, body: init.body, signal: init.signal, throwHttpErrors: false,
       ...(init.timeout !== undefined ? { timeout: init.timeout } : {}),
       ...(init.deadline !== undefined ? { deadline: init.deadline } : {}),
+      ...(init.span !== undefined ? { context: spanContext(init.span) } : {}),
     });
     try {
       this.checkVersion(response);
@@ -352,13 +355,14 @@ export class ODataClient {
     const read = { ...options, deadline: absoluteDeadline(options.deadline) };
     return new CollectionStream(async (signal) => {
       const { url, entityType } = await prepare(signal);
-      return { url, ctx: this.context(this.protocol!, entityType, read) };
+      return { url, ctx: this.context(this.protocol!, entityType, read, { type: 'read', entitySet: entitySetOf(this.serviceURL, url) }, true) };
     }, options);
   }
 
   /** @internal */
   async *runPages(url: string, entityType: EntityTypeInfo | undefined, options: Omit<StreamOptions, 'prefetch'>): AsyncGenerator<Page<unknown>> {
-    for await (const load of pageCollection(this.context(this.protocol!, entityType, options), url, options.signal)) {
+    const span = { type: 'read' as const, entitySet: entitySetOf(this.serviceURL, url) };
+    for await (const load of pageCollection(this.context(this.protocol!, entityType, options, span, true), url, options.signal)) {
       const value: unknown[] = [];
       const errors: Error[] = [];
       for (const item of load.drain()) {
@@ -371,7 +375,7 @@ export class ODataClient {
 
   /** @internal */
   async runCount(url: string, options: ReadOptions): Promise<number> {
-    const ctx = this.context(this.protocol!, undefined, options);
+    const ctx = this.context(this.protocol!, undefined, options, { type: 'count', entitySet: entitySetOf(this.serviceURL, url) });
     const response = await send(ctx, url, options.signal, 'text/plain');
     const text = (await response.text()).trim();
     // OData 4.0 Part 2 section 11.2.9 (and v2 URI conventions 3.2.1): $count answers a bare integer.

@@ -36,6 +36,7 @@ export type {
 export { BatchFormatError } from './batch/errors.js';
 export { Batch, Changeset, BatchOperation, BatchRef, type BatchSendOptions, type BatchTarget } from './batch/batch.js';
 export type { BatchResult } from './batch/results.js';
+export { ODATA_SPAN_ATTRIBUTES, type ODataOperationType } from './telemetry.js';
 export { DeltaSync, DeltaExpiredError, type DeltaChange, type DeltaSyncOptions } from './delta/delta.js';
 export { FileDeltaStore, type DeltaStore } from './delta/store.js';
 export { etagOf, type ETagSource } from './write/etag.js';

@@ -34,7 +34,7 @@ export async function sendBatch(host: WriteHost, protocol: ODataProtocol, groups
   }
   // A failed request must not stop the others (OData 4.01 Part 1 section 8.2.8.3).
   if (protocol.version === '4.0') headers['prefer'] = format === 'json' ? 'continue-on-error' : 'odata.continue-on-error';
-  const response = await host.exchange({ method: 'POST', url, headers, body, signal: options.signal, timeout: options.timeout });
+  const response = await host.exchange({ method: 'POST', url, headers, body, signal: options.signal, timeout: options.timeout, span: { type: 'batch' } });
   if (response.status >= 400) throw writeError(await toODataError(response));
   const type = response.headers.get('content-type');
   if (format === 'json') {

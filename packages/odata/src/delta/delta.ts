@@ -3,6 +3,7 @@
 import { checkOptionKeys, ConfigError, SluiceError } from '@sluice/core';
 import type { Query } from '../query/query.js';
 import { toODataError } from '../read/error-body.js';
+import { entitySetOf, PageCounter } from '../telemetry.js';
 import type { WriteHost } from '../write/host.js';
 import type { DeltaStore } from './store.js';
 
@@ -107,8 +108,11 @@ export class DeltaSync<T = Record<string, unknown>> {
     const headers: Record<string, string> = { ...protocol.requestHeaders(this.host.writeSettings().largeNumbers) };
     if (kept === undefined) headers['prefer'] = 'odata.track-changes';
     const decode = (raw: unknown): unknown => (protocol.decodeRecord ? protocol.decodeRecord(raw, { largeNumbers: this.host.writeSettings().largeNumbers, metadata: this.host.loadedMetadata(), entityType: undefined }) : raw);
+    const pages = new PageCounter();
+    const entitySet = entitySetOf(this.host.serviceURL, start);
     for (;;) {
-      const response = await this.host.exchange({ method: 'GET', url, headers, signal: this.options.signal });
+      const span = { type: 'delta' as const, entitySet, page: pages.number(url) };
+      const response = await this.host.exchange({ method: 'GET', url, headers, signal: this.options.signal, span });
       if (kept !== undefined && response.status === 410) {
         await response.cancel();
         await this.options.store.clear(this.storeKey());

@@ -3,6 +3,7 @@ import { parseHttpResponse } from '../batch/multipart-parse.js';
 import { ODataError, ODataFormatError } from '../errors.js';
 import type { LinkKind } from '../links/policy.js';
 import { parseErrorBody, toODataError } from '../read/error-body.js';
+import { spanContext } from '../telemetry.js';
 import { readJsonBody } from '../write/send.js';
 
 /** How a poller resolves server-given links and shapes a result: the OData client's link policy and protocol, or a core client's origin. @internal */
@@ -69,7 +70,9 @@ export function embeddedError(embedded: EmbeddedResponse, monitor: SluiceRespons
  * An error status is the service's ODataError. @internal
  */
 export async function fetchResult(http: Client, url: string, signal: AbortSignal | undefined, host: AsyncResultHost): Promise<{ value: unknown; status: number }> {
-  const response = await http.request({ method: 'GET', path: url, signal, throwHttpErrors: false, headers: { accept: 'application/json' } });
+  const response = await http.request({
+    method: 'GET', path: url, signal, throwHttpErrors: false, headers: { accept: 'application/json' }, context: spanContext({ type: 'async_result' }),
+  });
   if (response.status >= 400) throw await toODataError(response);
   const json = await readJsonBody(response);
   return { value: json === undefined ? undefined : host.decode(json), status: response.status };

@@ -2,6 +2,7 @@ import { AbortError, Client, ConfigError, parseRetryAfter, redactURL, sleep, typ
 import type { ODataClient } from '../client.js';
 import { ForeignOriginError, type LinkKind } from '../links/policy.js';
 import { toODataError } from '../read/error-body.js';
+import { spanContext } from '../telemetry.js';
 import { embeddedError, embeddedValue, fetchResult, isEmbedded, readEmbedded, type AsyncResultHost } from './async-result.js';
 import { AsyncOperationCancelledError, AsyncOperationFailedError, AsyncOperationTimeoutError } from './errors.js';
 
@@ -99,7 +100,9 @@ export class AsyncPoller<T = unknown> {
     const { signal } = options;
     const shown = redactURL(this.statusURL);
     for (let polls = 1; ; polls++) {
-      const response = await this.http.request({ method: 'GET', path: this.statusURL, signal, throwHttpErrors: false, headers: { accept: 'application/json' } });
+      const response = await this.http.request({
+        method: 'GET', path: this.statusURL, signal, throwHttpErrors: false, headers: { accept: 'application/json' }, context: spanContext({ type: 'async_poll' }),
+      });
       if (response.status >= 400) {
         const cause = await toODataError(response);
         throw new AsyncOperationFailedError(shown, polls, cause.message, undefined, { cause });
@@ -145,7 +148,7 @@ export class AsyncPoller<T = unknown> {
 
   /** Asks the service to cancel the operation (`DELETE` on the status URL, OData 4.01 Part 1 section 9.1.3). */
   async cancel(options: { signal?: AbortSignal } = {}): Promise<void> {
-    const response = await this.http.request({ method: 'DELETE', path: this.statusURL, signal: options.signal, throwHttpErrors: false });
+    const response = await this.http.request({ method: 'DELETE', path: this.statusURL, signal: options.signal, throwHttpErrors: false, context: spanContext({ type: 'async_cancel' }) });
     if (response.status >= 400) throw await toODataError(response);
     await response.cancel();
   }

@@ -6,6 +6,7 @@ import { checkIdentifier } from '../query/names.js';
 import { ifMatchOf, type ETagSource } from '../write/etag.js';
 import type { WriteHost, WriteOptions } from '../write/host.js';
 import { readJsonBody, sendWrite } from '../write/send.js';
+import { entitySetOf } from '../telemetry.js';
 import { operationParam, resolveOperation, type BindingInfo } from './resolve.js';
 
 /** Where a bound operation is called: a query's URL and entity type. @internal */
@@ -112,7 +113,8 @@ export class ActionCall<T = unknown> extends OperationCall<ActionCall<T>> {
     if (options.async) headers['prefer'] = 'respond-async';
     const ifMatch = ifMatchOf(options.etag);
     if (ifMatch !== undefined) headers['if-match'] = ifMatch;
-    const response = await sendWrite(this.host, protocol, { method: resolved.method, url, body: call.body, headers, options });
+    const span = { type: 'action' as const, name: this.name, entitySet: this.binding === undefined ? undefined : entitySetOf(this.host.serviceURL, url) };
+    const response = await sendWrite(this.host, protocol, { method: resolved.method, url, body: call.body, headers, options, span });
     const location = response.headers.get('location');
     const resolvedLocation = location === null ? undefined : this.host.links.report(response.status === 202 ? 'statusURL' : 'location', location, url);
     if (response.status === 202) {
@@ -139,7 +141,8 @@ export class FunctionCall<T = unknown> extends OperationCall<FunctionCall<T>> {
     const { protocol, resolved, params } = await this.prepare('function', options.signal);
     const call = protocol.write.functionCall(resolved.name, params, options.aliases ?? false);
     const url = build(this.host, protocol, this.binding, call.path, call.query);
-    const response = await sendWrite(this.host, protocol, { method: resolved.method, url, headers: postHeaders(resolved.method, call.body), options });
+    const span = { type: 'function' as const, name: this.name, entitySet: this.binding === undefined ? undefined : entitySetOf(this.host.serviceURL, url) };
+    const response = await sendWrite(this.host, protocol, { method: resolved.method, url, headers: postHeaders(resolved.method, call.body), options, span });
     return protocol.write.operationResult(await readJsonBody(response), resolved.name, resolved.returnType) as T;
   }
 }

@@ -2,6 +2,7 @@ import { AbortError, DeadlineError, HttpError, NetworkError, TimeoutError, type 
 import { ODataFormatError } from '../errors.js';
 import type { LinkPolicy } from '../links/policy.js';
 import type { DecodeContext, ODataProtocol } from '../protocol/types.js';
+import { spanContext, type ODataSpan, type PageCounter } from '../telemetry.js';
 import { toODataError } from './error-body.js';
 
 /** Size limits of a read, in bytes (undefined: no limit). */
@@ -34,6 +35,8 @@ export interface ReadContext {
   limits: ReadLimits;
   /** Checks a response's declared version against the protocol in use (throws ODataVersionError). */
   checkVersion(response: SluiceResponse): void;
+  /** What the read is, for the span of each of its requests; `pages` numbers the pages of a collection read. */
+  span?: { readonly base: ODataSpan; readonly pages: PageCounter | undefined } | undefined;
 }
 
 const JSON_TYPE = /(^|\/|\+)json\b/i;
@@ -45,9 +48,11 @@ const JSON_TYPE = /(^|\/|\+)json\b/i;
 export async function send(ctx: ReadContext, url: string, signal: AbortSignal | undefined, accept?: string): Promise<SluiceResponse> {
   const headers = accept === undefined ? ctx.headers : { ...ctx.headers, accept };
   const { timeout, deadline } = ctx.call;
+  const span = ctx.span;
   const response = await ctx.client.request({
     method: 'GET', path: url, headers, signal, throwHttpErrors: false,
     ...(timeout !== undefined ? { timeout } : {}), ...(deadline !== undefined ? { deadline } : {}),
+    ...(span !== undefined ? { context: spanContext(span.pages === undefined ? span.base : { ...span.base, page: span.pages.number(url) }) } : {}),
   });
   try {
     ctx.checkVersion(response);

@@ -2,6 +2,7 @@ import type { SluiceResponse } from '@sluice/core';
 import type { LinkPolicy } from '../links/policy.js';
 import type { ServiceMetadata } from '../metadata/model.js';
 import type { ODataProtocol } from '../protocol/types.js';
+import type { ODataSpan } from '../telemetry.js';
 
 /** One request a write or an operation sends (the client adds nothing but its plugins and retries). @internal */
 export interface ExchangeInit {
@@ -13,6 +14,8 @@ export interface ExchangeInit {
   signal?: AbortSignal | undefined;
   timeout?: number | false | undefined;
   deadline?: number | Date | false | undefined;
+  /** What the request is, for its span (core's `otel()` plugin). */
+  span?: ODataSpan | undefined;
 }
 
 /** How the client writes: number mode, method tunnelling. @internal */

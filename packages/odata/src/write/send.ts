@@ -1,6 +1,7 @@
 import type { SluiceResponse } from '@sluice/core';
 import { ODataFormatError } from '../errors.js';
 import type { ODataProtocol } from '../protocol/types.js';
+import { entitySetOf, type ODataOperationType, type ODataSpan } from '../telemetry.js';
 import { toODataError } from '../read/error-body.js';
 import { writeError } from './errors.js';
 import type { WriteHost, WriteOptions } from './host.js';
@@ -15,7 +16,11 @@ export interface WriteRequest {
   body?: unknown;
   headers?: Record<string, string>;
   options: WriteOptions;
+  /** What the request is for its span; default: the write its method names, on the entity set its URL names. */
+  span?: ODataSpan;
 }
+
+const WRITE_TYPES: Record<WriteRequest['method'], ODataOperationType> = { POST: 'create', PATCH: 'update', PUT: 'replace', DELETE: 'delete', GET: 'read' };
 
 /**
  * Sends a write: the version's method (MERGE, tunnelling), content type and version headers, the body as
@@ -37,6 +42,7 @@ export async function sendWrite(host: WriteHost, protocol: ODataProtocol, req: W
     signal: req.options.signal,
     timeout: req.options.timeout,
     deadline: req.options.deadline,
+    span: req.span ?? { type: WRITE_TYPES[req.method], entitySet: entitySetOf(host.serviceURL, req.url) },
   });
   if (response.status >= 400) throw writeError(await toODataError(response));
   const type = response.headers.get('content-type');
