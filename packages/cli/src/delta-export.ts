@@ -1,7 +1,10 @@
-// `sluice export --delta-state`: the records of a DeltaSync read, and a state file that advances only
-// once the output is complete.
+// `sluice export --delta-state`: the records of a DeltaSync read (OData v4 delta links, v2 SAP Gateway
+// `__delta`), as NDJSON/JSON or CSV with removal columns, and a state file that advances only once the
+// output is complete.
 import { DeltaExpiredError, DeltaSync, FileDeltaStore, type DeltaChange, type DeltaStore, type ODataClient, type Query } from '@sluice/odata';
 import { DeltaLinkRefused, UsageError } from './errors.js';
+import { csvLine, valueAt, type RecordFormat } from './formats.js';
+import { parseKey } from './query-flags.js';
 
 /** Flags of `sluice export` about change tracking. */
 export interface DeltaFlags {
@@ -38,16 +41,86 @@ class HeldDeltaStore implements DeltaStore {
   }
 }
 
+/** A removal as an output record. */
+interface RemovalRecord {
+  '@removed': { reason: string };
+  '@id': string;
+}
+
 /** A change as an output record: entities as they are, removals and links as annotated records. */
 function recordOf(change: DeltaChange<unknown>): unknown {
   switch (change.kind) {
     case 'entity':
       return change.value;
     case 'removed':
-      return { '@removed': { reason: change.reason ?? 'deleted' }, '@id': change.id };
+      return { '@removed': { reason: change.reason ?? 'deleted' }, '@id': change.id } satisfies RemovalRecord;
     default:
       return { [`@${change.kind}`]: { source: change.source, relationship: change.relationship, target: change.target } };
   }
+}
+
+/** The removal a record of {@link recordOf} stands for, if it is one. */
+function removalOf(record: unknown): RemovalRecord | undefined {
+  return typeof record === 'object' && record !== null && '@removed' in record && '@id' in record ? (record as RemovalRecord) : undefined;
+}
+
+/** A v2 typed literal (`guid'…'`, `datetime'…'`, `42L`, `1.5M`) as the plain text the entity rows hold. */
+function plainLiteral(value: string | number): string | number {
+  if (typeof value === 'number') return value;
+  const quoted = /^(?:guid|datetime|datetimeoffset|time|binary|X)'(.*)'$/s.exec(value);
+  if (quoted) return quoted[1]!;
+  return /^-?\d+(?:\.\d+)?[LMDF]$/i.test(value) ? value.slice(0, -1) : value;
+}
+
+/**
+ * The key properties of a removed entity, read from its id: `.../Orders(42)` gives `{ ID: 42 }` when the
+ * type's key is `ID`, `.../Items(OrderID=1,ItemNo='A')` gives both parts. Empty when the id has
+ * another form (the `_id` column keeps it whole anyway).
+ */
+export function keyOfId(id: string, keyNames: readonly string[]): Record<string, string | number> {
+  const path = URL.canParse(id) ? new URL(id).pathname : id;
+  let segment: string;
+  try {
+    segment = decodeURIComponent(path.slice(path.lastIndexOf('/') + 1));
+  } catch {
+    return {};
+  }
+  const predicate = /^[^(]*\((.*)\)$/s.exec(segment)?.[1];
+  if (predicate === undefined) return {};
+  let key: ReturnType<typeof parseKey>;
+  try {
+    key = parseKey(predicate, true);
+  } catch {
+    return {};
+  }
+  if (typeof key === 'object') return Object.fromEntries(Object.entries(key).map(([name, v]) => [name, plainLiteral(v)]));
+  return keyNames.length === 1 ? { [keyNames[0]!]: plainLiteral(key) } : {};
+}
+
+/** Columns a delta CSV puts before the entity's: the reason of a removal (empty for an entity) and its id. */
+export const DELTA_CSV_COLUMNS = ['_removed', '_id'] as const;
+
+/**
+ * CSV of a change-tracking read: `_removed` and `_id` before the entity's columns. An entity's row has
+ * them empty; a removal's row has the reason (`deleted`, `changed`) and the entity's id, its key columns
+ * filled from the id and every other column empty.
+ */
+export function deltaCSV(columns: readonly string[], keyNames: readonly string[], raw = false): RecordFormat {
+  return {
+    begin: () => csvLine([...DELTA_CSV_COLUMNS, ...columns], raw),
+    record(value) {
+      const removal = removalOf(value);
+      if (removal === undefined) return csvLine(['', '', ...columns.map((c) => valueAt(value, c))], raw);
+      const key = keyOfId(removal['@id'], keyNames);
+      return csvLine([removal['@removed'].reason, removal['@id'], ...columns.map((c) => key[c])], raw);
+    },
+    end: () => '',
+  };
+}
+
+/** The first record whose columns can stand for the set's (a removal has none of them). */
+export function entityRecord(record: unknown): unknown {
+  return removalOf(record) === undefined ? record : undefined;
 }
 
 /** A delta read of `query` as records, with `commit()` to advance the state file afterwards. */
@@ -57,23 +130,20 @@ export interface DeltaRecords {
 }
 
 /** Checks the flags that do not go with `--delta-state`, before anything is read. */
-export function checkDeltaFlags(flags: DeltaFlags & { format: string; pageSize?: number; odataVersion?: string }): void {
+export function checkDeltaFlags(flags: DeltaFlags & { format: string; pageSize?: number; expand?: string }): void {
   if (flags.deltaState === undefined) {
     if (flags.deltaReset) throw new UsageError('--delta-reset needs --delta-state <file>');
     return;
   }
   if (flags.deltaState === '') throw new UsageError('--delta-state needs a file name');
-  if (flags.format === 'csv') {
-    throw new UsageError('--delta-state does not go with --format csv (a CSV row cannot mark a removed record)', 'use --format ndjson or json');
+  if (flags.format === 'csv' && flags.expand !== undefined) {
+    throw new UsageError('--delta-state with --format csv does not go with --expand (a CSV row cannot hold an added or removed link)', 'use --format ndjson or json, or leave --expand out');
   }
   if (flags.pageSize !== undefined) throw new UsageError('--page-size does not go with --delta-state (the service pages change-tracking reads itself)');
-  if (flags.odataVersion === '2') throw new UsageError('--delta-state needs an OData v4 service (OData v2 has no delta links)');
 }
 
 /** Starts a change-tracking read of `query`; the state file key is the query URL. */
-export async function deltaRecords(od: ODataClient, query: Query, flags: DeltaFlags, signal: AbortSignal): Promise<DeltaRecords> {
-  const protocol = await od.ready(signal);
-  if (protocol.version !== '4.0') throw new UsageError('--delta-state needs an OData v4 service (this one speaks OData v2, which has no delta links)');
+export function deltaRecords(od: ODataClient, query: Query, flags: DeltaFlags, signal: AbortSignal): DeltaRecords {
   const store = new HeldDeltaStore(new FileDeltaStore(flags.deltaState!), flags.deltaReset === true);
   const sync = new DeltaSync(od, query, { store, signal });
   async function* records(): AsyncGenerator<unknown> {

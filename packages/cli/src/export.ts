@@ -1,7 +1,7 @@
-import { PageError, type ODataClient, type Query } from '@sluice/odata';
+import { PageError, type EntityTypeInfo, type ODataClient, type Query } from '@sluice/odata';
 import { formatCount, formatSeconds, createProgress, recordsText, type Progress, type ProgressMode } from './progress.js';
 import { columnsOf, csv, jsonArray, ndjson, type FormatName, type RecordFormat } from './formats.js';
-import { checkDeltaFlags, deltaRecords, explainDeltaError, type DeltaFlags } from './delta-export.js';
+import { checkDeltaFlags, deltaCSV, deltaRecords, entityRecord, explainDeltaError, type DeltaFlags } from './delta-export.js';
 import { explainNotFound } from './entity-set-check.js';
 import { FileSink, OutputClosed, StreamSink, type Sink } from './output.js';
 import { buildQuery, list, type QueryFlags } from './query-flags.js';
@@ -22,15 +22,28 @@ export interface ExportFlags extends ConnectionFlags, QueryFlags, DeltaFlags {
 /** Text is handed to the output in pieces of about this size (whole records only). */
 const FLUSH_CHARS = 64 * 1024;
 
+/** The entity type of `entitySet` in `$metadata`, if the service gives it. */
+async function entityTypeOf(od: ODataClient, entitySet: string, signal: AbortSignal): Promise<EntityTypeInfo | undefined> {
+  const md = await od.metadata({ signal }).catch(() => undefined);
+  return md?.entitySets.get(entitySet)?.entityType;
+}
+
 /** CSV columns: `--select` (and `--expand`), else the entity type in `$metadata`, else the first record. */
 async function csvColumns(od: ODataClient, entitySet: string, flags: ExportFlags, first: unknown, signal: AbortSignal): Promise<string[]> {
   const expand = list(flags.expand);
   const select = list(flags.select);
   if (select.length) return [...select, ...expand.filter((e) => !select.includes(e))];
-  const md = await od.metadata({ signal }).catch(() => undefined);
-  const type = md?.entitySets.get(entitySet)?.entityType;
+  const type = await entityTypeOf(od, entitySet, signal);
   if (type) return [...type.properties.keys(), ...expand];
   return columnsOf(first);
+}
+
+/** The CSV format of an export; a delta export adds the removal columns. */
+async function csvFormat(od: ODataClient, entitySet: string, flags: ExportFlags, first: unknown, delta: boolean, signal: AbortSignal): Promise<RecordFormat> {
+  const raw = flags.csvRaw === true;
+  if (!delta) return csv(await csvColumns(od, entitySet, flags, first, signal), raw);
+  const columns = await csvColumns(od, entitySet, flags, entityRecord(first), signal);
+  return deltaCSV(columns, (await entityTypeOf(od, entitySet, signal))?.key ?? [], raw);
 }
 
 /** The total the progress bar counts to: `$count` with `--skip` and `--top` applied; failures are ignored. */
@@ -68,7 +81,7 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
   const od = await openService(serviceURL, flags, terminal, signal);
   try {
     const query = buildQuery(od, entitySet, flags);
-    const delta = flags.deltaState === undefined ? undefined : await deltaRecords(od, query, flags, signal);
+    const delta = flags.deltaState === undefined ? undefined : deltaRecords(od, query, flags, signal);
     const sink: Sink = flags.out !== undefined && flags.out !== '-' ? await FileSink.open(flags.out) : new StreamSink(terminal.stdout);
     // Records printed on the terminal itself would be torn apart by a bar redrawn among them.
     const dataOnScreen = sink instanceof StreamSink && (terminal.stdout as { isTTY?: boolean }).isTTY === true;
@@ -80,7 +93,7 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
       if (progress.active && !delta) countInBackground(query, flags, progress, signal);
       let format: RecordFormat | undefined;
       const open = async (first: unknown): Promise<RecordFormat> => {
-        const chosen = flags.format === 'csv' ? csv(await csvColumns(od, entitySet, flags, first, signal), flags.csvRaw === true)
+        const chosen = flags.format === 'csv' ? await csvFormat(od, entitySet, flags, first, delta !== undefined, signal)
           : flags.format === 'json' ? jsonArray() : ndjson;
         text += chosen.begin();
         return chosen;

@@ -51,7 +51,7 @@ export function csvCell(value: unknown, guard = false): string {
 }
 
 /** The value at `path` (`Name` or `Category/Name`) of a record. */
-function valueAt(record: unknown, path: string): unknown {
+export function valueAt(record: unknown, path: string): unknown {
   let current = record;
   for (const part of path.split('/')) {
     if (current === null || typeof current !== 'object') return undefined;
@@ -65,12 +65,16 @@ function valueAt(record: unknown, path: string): unknown {
  * String cells that could run as a spreadsheet formula are guarded unless `raw` (see {@link csvCell}).
  */
 export function csv(columns: readonly string[], raw = false): RecordFormat {
-  const line = (cells: string[]): string => `${cells.join(',')}\r\n`;
   return {
-    begin: () => (columns.length ? line(columns.map((c) => csvCell(c, !raw))) : ''),
-    record: (value) => line(columns.map((c) => csvCell(valueAt(value, c), !raw))),
+    begin: () => (columns.length ? csvLine(columns, raw) : ''),
+    record: (value) => csvLine(columns.map((c) => valueAt(value, c)), raw),
     end: () => '',
   };
+}
+
+/** One CSV line of `cells` (see {@link csvCell}), CRLF-terminated. */
+export function csvLine(cells: readonly unknown[], raw: boolean): string {
+  return `${cells.map((c) => csvCell(c, !raw)).join(',')}\r\n`;
 }
 
 /** Columns when nothing declares them: the first record's own properties, annotations left out. */

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createODataClient, type ODataClient } from '@sluice/odata';
 import { sluiceCLI, startODataServer, type ODataTestServer, type SluiceCLI } from '@sluice/testkit';
+import { keyOfId } from '../src/delta-export.js';
+import { parseCSV } from './helpers.js';
 
 interface Order { ID: number; Customer: string; Status: string }
 
@@ -110,13 +112,11 @@ describe('sluice export --delta-state', () => {
     }
   });
 
-  it('refuses CSV, --page-size, OData v2 and --delta-reset alone as usage errors, before reading', async () => {
+  it('refuses CSV with --expand, --page-size and --delta-reset alone as usage errors, before reading', async () => {
     const state = join(dir, 'usage.json');
     const cases: Array<[string[], RegExp]> = [
-      [['export', srv.v4, 'Orders', '--delta-state', state, '--format', 'csv'], /--format csv/],
+      [['export', srv.v4, 'Orders', '--delta-state', state, '--format', 'csv', '--expand', 'Lines'], /--format csv does not go with --expand/],
       [['export', srv.v4, 'Orders', '--delta-state', state, '--page-size', '10'], /--page-size/],
-      [['export', srv.v2, 'Orders', '--delta-state', state, '--version', '2'], /OData v4/],
-      [['export', srv.v2, 'Orders', '--delta-state', state], /OData v4/],
       [['export', srv.v4, 'Orders', '--delta-reset'], /--delta-reset needs --delta-state/],
     ];
     for (const [args, message] of cases) {
@@ -126,5 +126,76 @@ describe('sluice export --delta-state', () => {
       expect(r.stdout).toBe('');
     }
     await expect(readFile(state, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('sluice export --delta-state on OData v2 (SAP Gateway __delta)', () => {
+  it.each([['auto-detected', []], ['--version 2', ['--version', '2']]] as const)('exports everything, then only the changes (%s); the kept link is the !deltatoken one', async (_name, version) => {
+    const orders = od.from<Order>('Orders');
+    const a = (await orders.create({ Customer: 'V2-A' })).value!.ID;
+    const b = (await orders.create({ Customer: 'V2-B' })).value!.ID;
+    const state = join(dir, `v2-${version.length}.json`);
+
+    const first = await cli.run(['export', srv.v2, 'Orders', '--delta-state', state, '--quiet', ...version]);
+    expect(first.code, first.stderr).toBe(0);
+    const all = lines(first.stdout);
+    expect(all).toHaveLength(srv.writes!.store.orders.size);
+    expect(all.map((r) => r['Customer'])).toEqual(expect.arrayContaining(['V2-A', 'V2-B']));
+    expect(all[0]).not.toHaveProperty('__metadata');
+    expect(Object.values(JSON.parse(await readFile(state, 'utf8')) as Record<string, string>)).toEqual([expect.stringMatching(/Orders\?!deltatoken='\d+'$/)]);
+
+    await orders.key(a).update({ Status: 'Shipped' }, { etag: '*' });
+    await orders.key(b).delete({ etag: '*' });
+    const second = await cli.run(['export', srv.v2, 'Orders', '--delta-state', state, '--quiet', ...version]);
+    expect(second.code, second.stderr).toBe(0);
+    const changes = lines(second.stdout);
+    expect(changes).toHaveLength(2);
+    expect(changes[0]).toMatchObject({ ID: a, Status: 'Shipped' });
+    expect(changes[1]).toEqual({ '@removed': { reason: 'deleted' }, '@id': `${srv.v2}Orders(${b})` });
+    expect((await cli.run(['export', srv.v2, 'Orders', '--delta-state', state, '--quiet', ...version])).stdout).toBe('');
+  });
+});
+
+describe('sluice export --delta-state --format csv', () => {
+  it.each(['v4', 'v2'] as const)('OData %s: the same header every run; removals are rows with _removed, _id and the key filled in', async (version) => {
+    const root = version === 'v4' ? srv.v4 : srv.v2;
+    const orders = od.from<Order>('Orders');
+    const kept = (await orders.create({ Customer: `${version}-keep, "quoted"` })).value!.ID;
+    const gone = (await orders.create({ Customer: `${version}-gone` })).value!.ID;
+    const state = join(dir, `csv-${version}.json`);
+    const out = join(dir, `orders-${version}.csv`);
+
+    const first = await cli.run(['export', root, 'Orders', '--delta-state', state, '--format', 'csv', '--out', out, '--quiet']);
+    expect(first.code, first.stderr).toBe(0);
+    const [header, ...rows] = parseCSV(await readFile(out, 'utf8'));
+    expect(header!.slice(0, 4)).toEqual(['_removed', '_id', 'ID', 'Customer']);
+    expect(rows).toHaveLength(srv.writes!.store.orders.size);
+    expect(rows.every((r) => r[0] === '' && r[1] === '' && r.length === header!.length)).toBe(true);
+    expect(rows.find((r) => r[2] === String(kept))![3]).toBe(`${version}-keep, "quoted"`);
+
+    await orders.key(kept).update({ Status: 'Open' }, { etag: '*' });
+    await orders.key(gone).delete({ etag: '*' });
+    const second = await cli.run(['export', root, 'Orders', '--delta-state', state, '--format', 'csv', '--out', out, '--quiet']);
+    expect(second.code, second.stderr).toBe(0);
+    const [again, changed, removed, ...more] = parseCSV(await readFile(out, 'utf8'));
+    expect(again).toEqual(header);
+    expect(more).toEqual([]);
+    const status = header!.indexOf('Status');
+    expect(changed!.slice(0, 4)).toEqual(['', '', String(kept), `${version}-keep, "quoted"`]);
+    expect(changed![status]).toBe('Open');
+    expect(removed).toEqual(['deleted', `${root}Orders(${gone})`, String(gone), ...header!.slice(3).map(() => '')]);
+  });
+});
+
+describe('keyOfId', () => {
+  it('reads single, composite, quoted and v2-typed keys from an entity id, and nothing from other forms', () => {
+    expect(keyOfId('https://h/svc/Orders(42)', ['ID'])).toEqual({ ID: '42' });
+    expect(keyOfId('Orders(42)', ['ID'])).toEqual({ ID: '42' });
+    expect(keyOfId("https://h/svc/Items(OrderID=1,ItemNo='A%2FB,''C''')", ['OrderID', 'ItemNo'])).toEqual({ OrderID: '1', ItemNo: "A/B,'C'" });
+    expect(keyOfId("https://h/sap/opu/odata/sap/X/Items(guid'0a1b2c3d-0000-4000-8000-000000000001')", ['Guid'])).toEqual({ Guid: '0a1b2c3d-0000-4000-8000-000000000001' });
+    expect(keyOfId('https://h/x/Orders(42L)', ['ID'])).toEqual({ ID: '42' });
+    expect(keyOfId('https://h/x/Orders(42)', ['A', 'B'])).toEqual({});
+    expect(keyOfId('https://h/x/Orders', ['ID'])).toEqual({});
+    expect(keyOfId('urn:uuid:1234', ['ID'])).toEqual({});
   });
 });
