@@ -1,7 +1,8 @@
 // OData streaming: sluice's stream() against hand-written JSON.parse + next-link loops on undici.request and
-// undici.Pool, for v4 and for v2 with the same shaping (records/s and CPU per record, interleaved rounds), peak RSS of streaming 10k vs 1M records (each in a child
-// process), time to first record on a ~10 MB page, and the prefetch case (server 20 ms/page, caller
-// 20 ms/page). Throughput and RSS use the OData test server in its own process.
+// undici.Pool, for v4 and for v2 with the same shaping (records/s and CPU per record, interleaved rounds, pages of 1,000
+// and 5,000 records), peak RSS of streaming 10k vs 1M records (each in a child process), time to first record on a
+// ~10 MB page, and the prefetch case (server 20 ms/page, caller 20 ms/page) against the measured server and caller
+// times. Throughput and RSS use the OData test server in its own process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -20,10 +21,14 @@ const ACCEPT = 'application/json;odata.metadata=minimal;IEEE754Compatible=true';
 const root = fileURLToPath(new URL(import.meta.url.includes('/bench/.out/') ? '../..' : '..', import.meta.url));
 const self = fileURLToPath(import.meta.url);
 
-/** Starts packages/testkit's OData server in a child process; resolves with its v4 root. */
-export async function startServerProcess(products: number, pageSize: number): Promise<{ v4: string; v2: string; child: ChildProcess }> {
+/**
+ * Starts packages/testkit's OData server in a child process; resolves with its v4 root. `cacheBytes` bounds its
+ * cache of rendered pages: it should hold every page a run reads, or readers that follow one another evict each
+ * other's pages and some of them wait for the server to render.
+ */
+export async function startServerProcess(products: number, pageSize: number, cacheBytes = 128 * 1024 * 1024): Promise<{ v4: string; v2: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'packages/testkit/src/odata/main.ts'], {
-    cwd: root, env: { ...process.env, PORT: '0', PRODUCTS: String(products), PAGE_SIZE: String(pageSize), CACHE_BYTES: String(128 * 1024 * 1024) },
+    cwd: root, env: { ...process.env, PORT: '0', PRODUCTS: String(products), PAGE_SIZE: String(pageSize), CACHE_BYTES: String(cacheBytes) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [v4, v2] = await new Promise<[string, string]>((resolve, reject) => {
@@ -147,68 +152,88 @@ function watchedTransport(): Transport & { firstChunkAt: number } {
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-export async function run(): Promise<string> {
-  const lines: string[] = ['## OData streaming (`odata-stream`)', ''];
-  const server = await startServerProcess(1_000_000, 1000);
-  try {
-    // 1. Throughput: 200k records, 1000 per page; every contender runs in each round, order rotated.
-    const od = createODataClient({ serviceURL: server.v4, version: '4.0', http: { retry: false } });
-    const od2 = createODataClient({ serviceURL: server.v2, version: '2.0', http: { retry: false } });
-    const first = `${server.v4}Products?$top=${RECORDS}`;
-    const first2 = `${server.v2}Products?$top=${RECORDS}`;
-    const pool = new Pool(new URL(server.v4).origin);
-    const contenders: [string, () => Promise<number>][] = [
-      ['v4 hand loop (undici.request + JSON.parse + nextLink)', () => handLoop(first, viaRequest)],
-      ['v4 hand loop (undici.Pool + JSON.parse + nextLink)', () => handLoop(first, viaPool(pool, ACCEPT))],
-      ['v4 sluice `stream()`', () => sluiceStream(od, RECORDS)],
-      ['v2 hand loop (undici.Pool + JSON.parse, `d.results`, `__next`, `__metadata` dropped)', () => handLoopV2(first2, viaPool(pool, 'application/json'))],
-      ['v2 sluice `stream()`', () => sluiceStream(od2, RECORDS)],
-    ];
-    for (const [, task] of contenders) await task(); // warm-up: JIT, connections, the server's page cache
-    const rate = contenders.map(() => [] as number[]);
-    const cpu = contenders.map(() => [] as number[]);
-    for (let round = 0; round < ROUNDS; round++) {
-      for (let k = 0; k < contenders.length; k++) {
-        const c = (k + round) % contenders.length;
-        const [who, task] = contenders[c]!;
-        const t = await timed(task);
-        if (t.n !== RECORDS) throw new Error(`${who} read ${t.n} records, expected ${RECORDS}`);
-        rate[c]!.push((t.n / t.ms) * 1000);
-        cpu[c]!.push((t.cpu * 1000) / t.n);
-      }
-    }
-    await od.close();
-    await od2.close();
-    await pool.close();
-    // Ratios against the Pool loop of the same protocol, per round then median (rounds share the machine's noise).
-    const ratioRows = contenders.map(([who], c) => {
-      const base = who.startsWith('v2') ? 3 : 1;
-      const r = median(rate[c]!.map((x, i) => x / rate[base]![i]!));
-      const cr = median(cpu[c]!.map((x, i) => cpu[base]![i]! / x));
-      return `| ${who} | ${fmt(median(rate[c]!))} | ${r.toFixed(2)} | ${fmt(median(cpu[c]!), 2)} µs | ${cr.toFixed(2)} |`;
-    });
-    lines.push(
-      `### Records/s, ${fmt(RECORDS)} records at 1000 per page (${ROUNDS} interleaved rounds, median)`, '',
-      'Ratios are against the `undici.Pool` hand loop of the same protocol (above 1.00: faster, or less CPU, than it).', '',
-      '| client | records/s (wall) | ratio (records/s) | client CPU per record | CPU ratio (Pool loop / client) |', '|---|---:|---:|---:|---:|',
-      ...ratioRows,
-      '', 'Target: >= 1.00 in both columns for v4 and v2. The server runs in its own process; the CPU column counts the client',
-      'process only, which is steadier than wall time on a shared machine.', '',
-    );
+/** Page sizes of the throughput table: the test server's default and a large one. */
+const PAGE_SIZES = [1000, 5000];
 
-    // 2. Peak RSS: 10k vs 1M records, each in a fresh child process.
-    const small = await runChild(server.v4, 10_000);
-    const large = await runChild(server.v4, 1_000_000);
-    lines.push(
-      '### Peak RSS while streaming (child process each)', '',
-      '| records | peak RSS | RSS before streaming |', '|---:|---:|---:|',
-      `| ${fmt(small.n)} | ${fmt(small.peak / 1024, 1)} MB | ${fmt(small.before / 1024, 1)} MB |`,
-      `| ${fmt(large.n)} | ${fmt(large.peak / 1024, 1)} MB | ${fmt(large.before / 1024, 1)} MB |`,
-      '', `1M / 10k peak ratio: ${(large.peak / small.peak).toFixed(2)} (target: flat, within 20%).`, '',
-    );
-  } finally {
-    server.child.kill();
+/** Records/s and client CPU per record of sluice and the hand loops on one server, interleaved rounds. */
+async function throughput(server: { v4: string; v2: string }, pageSize: number): Promise<string[]> {
+  const od = createODataClient({ serviceURL: server.v4, version: '4.0', http: { retry: false } });
+  const od2 = createODataClient({ serviceURL: server.v2, version: '2.0', http: { retry: false } });
+  const first = `${server.v4}Products?$top=${RECORDS}`;
+  const first2 = `${server.v2}Products?$top=${RECORDS}`;
+  const pool = new Pool(new URL(server.v4).origin);
+  const contenders: [string, () => Promise<number>][] = [
+    ['v4 hand loop (undici.request + JSON.parse + nextLink)', () => handLoop(first, viaRequest)],
+    ['v4 hand loop (undici.Pool + JSON.parse + nextLink)', () => handLoop(first, viaPool(pool, ACCEPT))],
+    ['v4 sluice `stream()`', () => sluiceStream(od, RECORDS)],
+    ['v2 hand loop (undici.Pool + JSON.parse, `d.results`, `__next`, `__metadata` dropped)', () => handLoopV2(first2, viaPool(pool, 'application/json'))],
+    ['v2 sluice `stream()`', () => sluiceStream(od2, RECORDS)],
+  ];
+  for (const [, task] of contenders) await task(); // warm-up: JIT, connections, the server's page cache
+  const rate = contenders.map(() => [] as number[]);
+  const cpu = contenders.map(() => [] as number[]);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let k = 0; k < contenders.length; k++) {
+      const c = (k + round) % contenders.length;
+      const [who, task] = contenders[c]!;
+      const t = await timed(task);
+      if (t.n !== RECORDS) throw new Error(`${who} read ${t.n} records, expected ${RECORDS}`);
+      rate[c]!.push((t.n / t.ms) * 1000);
+      cpu[c]!.push((t.cpu * 1000) / t.n);
+    }
   }
+  await od.close();
+  await od2.close();
+  await pool.close();
+  // Ratios against the Pool loop of the same protocol, per round then median (rounds share the machine's noise).
+  const ratioRows = contenders.map(([who], c) => {
+    const base = who.startsWith('v2') ? 3 : 1;
+    const r = median(rate[c]!.map((x, i) => x / rate[base]![i]!));
+    const cr = median(cpu[c]!.map((x, i) => cpu[base]![i]! / x));
+    return `| ${who} | ${fmt(median(rate[c]!))} | ${r.toFixed(2)} | ${fmt(median(cpu[c]!), 2)} µs | ${cr.toFixed(2)} |`;
+  });
+  return [
+    `### Records/s, ${fmt(RECORDS)} records at ${fmt(pageSize)} per page (${ROUNDS} interleaved rounds, median)`, '',
+    '| client | records/s (wall) | ratio (records/s) | client CPU per record | CPU ratio (Pool loop / client) |', '|---|---:|---:|---:|---:|',
+    ...ratioRows, '',
+  ];
+}
+
+/** 2. Peak RSS: 10k vs 1M records, each in a fresh child process. */
+async function peakRss(service: string): Promise<string[]> {
+  const small = await runChild(service, 10_000);
+  const large = await runChild(service, 1_000_000);
+  return [
+    '### Peak RSS while streaming (child process each)', '',
+    '| records | peak RSS | RSS before streaming |', '|---:|---:|---:|',
+    `| ${fmt(small.n)} | ${fmt(small.peak / 1024, 1)} MB | ${fmt(small.before / 1024, 1)} MB |`,
+    `| ${fmt(large.n)} | ${fmt(large.peak / 1024, 1)} MB | ${fmt(large.before / 1024, 1)} MB |`,
+    '', `1M / 10k peak ratio: ${(large.peak / small.peak).toFixed(2)} (target: <= 1.10).`, '',
+  ];
+}
+
+export async function run(): Promise<string> {
+  const lines: string[] = [
+    '## OData streaming (`odata-stream`)', '',
+    'Ratios are against the `undici.Pool` hand loop of the same protocol, in the same round (above 1.00: faster, or less',
+    'CPU, than it). **Target: >= 1.00 in both ratio columns, for v4 and v2, at 1,000 and at 5,000 records per page.** The',
+    'server runs in its own process; the CPU column counts the client process only (user + system), which is steadier',
+    'than wall time on a shared machine.', '',
+  ];
+  // 1. Throughput at each page size; the first server (1M records) also serves the RSS runs.
+  let rss: string[] = [];
+  for (const pageSize of PAGE_SIZES) {
+    const withRss = pageSize === PAGE_SIZES[0];
+    // The pages of one round (v4 ~46 MB, v2 ~105 MB at 200,000 records) all stay in the server's cache.
+    const server = await startServerProcess(withRss ? 1_000_000 : RECORDS, pageSize, 320 * 1024 * 1024);
+    try {
+      lines.push(...(await throughput(server, pageSize)));
+      if (withRss) rss = await peakRss(server.v4);
+    } finally {
+      server.child.kill();
+    }
+  }
+  lines.push(...rss);
 
   // 3. Time to first record on a ~10 MB page (one page of 43,000 records): at full speed from the server in
   // its own process, and trickling in 64 KiB chunks 5 ms apart (the in-process server's `chunked` fault).
@@ -295,26 +320,50 @@ export async function run(): Promise<string> {
       for await (const item of od.from('Products').stream({ prefetch: false })) if (item.error) throw item.error;
       return performance.now() - t0;
     };
+    // The caller's work alone: the same 20 ms waits over the same records, already in memory.
+    const rows = (await od.from('Products').list()) as unknown[];
+    const callerOnly = async (): Promise<number> => {
+      const t0 = performance.now();
+      let n = 0;
+      for (const row of rows) if (row !== undefined && ++n % 100 === 0) await delay(20);
+      return performance.now() - t0;
+    };
     await walk(true);
     const withPrefetch: number[] = [];
     const without: number[] = [];
     const server: number[] = [];
-    for (let round = 0; round < 3; round++) {
+    const caller: number[] = [];
+    for (let round = 0; round < 5; round++) {
       withPrefetch.push(await walk(true));
       without.push(await walk(false));
       server.push(await serverOnly());
+      caller.push(await callerOnly());
     }
     await od.close();
-    const max = PAGES * 20;
-    const sum = PAGES * 40;
+    // Bounds per round from the measured times (timers overshoot 20 ms, requests cost time), then medians:
+    // max(server, caller) alone, and the floor of any one-page-ahead pipeline: the first page cannot overlap
+    // caller work and the last page's caller work overlaps nothing, so floor = s + c + (pages - 1) * max(s, c)
+    // with s and c the per-page times (1.05x max when s = c, for 20 pages).
+    const bound = server.map((sv, i) => Math.max(sv, caller[i]!));
+    const floor = server.map((sv, i) => {
+      const sp = sv / PAGES;
+      const cp = caller[i]! / PAGES;
+      return sp + cp + (PAGES - 1) * Math.max(sp, cp);
+    });
+    const ratio = (xs: number[], to: number[]): string => median(xs.map((x, i) => x / to[i]!)).toFixed(2);
     lines.push(
-      `### Prefetch: ${PAGES} pages, server 20 ms per page, caller 20 ms per page`, '',
-      '| mode | wall time | / max(server, caller) | / sum |', '|---|---:|---:|---:|',
-      `| sluice, prefetch (default) | ${fmt(median(withPrefetch))} ms | ${(median(withPrefetch) / max).toFixed(2)} | ${(median(withPrefetch) / sum).toFixed(2)} |`,
-      `| sluice, \`prefetch: false\` | ${fmt(median(without))} ms | ${(median(without) / max).toFixed(2)} | ${(median(without) / sum).toFixed(2)} |`,
-      `| server alone (no caller work) | ${fmt(median(server))} ms | ${(median(server) / max).toFixed(2)} | ${(median(server) / sum).toFixed(2)} |`,
-      '', `Bounds: max = ${max} ms, sum = ${sum} ms. The "server alone" row is the real cost of the server side here (20 ms timers plus`,
-      'request and parse time); prefetch can at best reach the larger of that and the caller\'s work.',
+      `### Prefetch: ${PAGES} pages, server 20 ms per page, caller 20 ms per page (5 interleaved rounds, median)`, '',
+      '"max" is max(server alone, caller alone) as measured in the same round, not the nominal 400 ms; "floor" is the least',
+      'any reader that overlaps the next page with the caller\'s work can take (see below). **Target: prefetch <= 1.05 of max.**', '',
+      '| mode | wall time | / max(server, caller), measured | / floor | / nominal max (400 ms) |', '|---|---:|---:|---:|---:|',
+      `| sluice, prefetch (default) | ${fmt(median(withPrefetch))} ms | ${ratio(withPrefetch, bound)} | ${ratio(withPrefetch, floor)} | ${(median(withPrefetch) / (PAGES * 20)).toFixed(2)} |`,
+      `| sluice, \`prefetch: false\` | ${fmt(median(without))} ms | ${ratio(without, bound)} | ${ratio(without, floor)} | ${(median(without) / (PAGES * 20)).toFixed(2)} |`,
+      `| server alone (stream, no caller work) | ${fmt(median(server))} ms | | | ${(median(server) / (PAGES * 20)).toFixed(2)} |`,
+      `| caller alone (its waits, records in memory) | ${fmt(median(caller))} ms | | | ${(median(caller) / (PAGES * 20)).toFixed(2)} |`,
+      '', 'The server side takes more than its 20 ms timers (request, transfer, parse) and the caller\'s 20 ms waits overshoot, so',
+      'the nominal 400 ms is out of reach for any client; the measured max is the honest bound. With one page ahead the first',
+      'page cannot overlap the caller\'s work and the last page\'s work overlaps nothing: floor = s + c + (pages - 1) x max(s, c)',
+      'for per-page times s and c, which is 21/20 = 1.05 of max when they are equal, so 1.05 is the best reachable here.',
     );
   } finally {
     await slow.close();

@@ -119,6 +119,20 @@ describe('ItemScanner', () => {
     expect(texts(scanner.push(Buffer.from('2}]}')))).toEqual([{ ID: 2 }]);
   });
 
+  it('joins a record that spans chunks alone, not with the rest of the chunk it ends in', () => {
+    const rows = Array.from({ length: 600 }, (_, i) => ({ ID: i, Name: `row ${i}` }));
+    const doc = Buffer.from(JSON.stringify({ value: rows }));
+    const cut = doc.indexOf('"row 99"');
+    const scanner = new ItemScanner([['value']]);
+    scanner.push(doc.subarray(0, cut));
+    const batch = scanner.push(doc.subarray(cut, doc.indexOf('"row 500"')));
+    const record = Buffer.from(JSON.stringify(rows[99]));
+    expect(batch.starts).toEqual([0]);
+    expect(batch.buf.toString('utf8', batch.starts[0], batch.ends[0])).toBe(record.toString());
+    expect(batch.buf.length).toBe(record.length);
+    expect(batch.parsed.flatMap((g) => g.values)).toEqual(rows.slice(100, 500));
+  });
+
   it('throws at the end when the body was cut short', () => {
     const scanner = new ItemScanner([['value']]);
     scanner.push(Buffer.from('{"value":[{"ID":1},{"ID":2'));

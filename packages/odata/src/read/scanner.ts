@@ -309,8 +309,11 @@ export class ItemScanner {
     let out = buf;
     if (starts.length > 0 && starts[0] === PENDING) {
       // The element begun in earlier chunks ended here: join its bytes once, shifting this chunk's ranges.
+      // Alone in this batch (the rest of the chunk was parsed speculatively, the usual case), only its own
+      // bytes are joined, not the whole chunk.
       const shift = this.pendingBytes;
-      out = Buffer.concat([...this.pending, buf], shift + n);
+      const upTo = starts.length === 1 ? ends[0]! : n;
+      out = Buffer.concat([...this.pending, upTo === n ? buf : buf.subarray(0, upTo)], shift + upTo);
       starts[0] = 0;
       ends[0]! += shift;
       for (let k = 1; k < starts.length; k++) { starts[k]! += shift; ends[k]! += shift; }
