@@ -1,5 +1,6 @@
 import { RedirectError } from './errors.js';
 import type { Attempt } from './request-options.js';
+import { toTarget } from './url/target.js';
 
 /** Statuses that carry a `Location` the client follows (for safe methods only). */
 export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
@@ -27,5 +28,5 @@ export function nextHop(first: Attempt, attempt: Attempt, location: string, cred
     headers = { ...headers };
     for (const name of credentialHeaders) delete headers[name];
   }
-  return { ...attempt, url: next.href, origin: next.origin, headers };
+  return { ...attempt, url: next.href, origin: next.origin, path: toTarget(next.href, undefined).path, headers };
 }

@@ -12,6 +12,52 @@ export interface BodyWatch {
 
 const NO_WATCH: BodyWatch = { done() {}, mapError: (e) => e };
 
+/** What {@link SluiceResponse} is made of besides its body. */
+export interface SluiceResponseInit {
+  status: number;
+  /** The headers: a {@link ResponseHeaders}, or the transport's lower-case record (wrapped when first read). */
+  headers: ResponseHeaders | Readonly<Record<string, string>>;
+  /** Every `set-cookie` value, when `headers` is a record. */
+  setCookie?: readonly string[] | undefined;
+  method: string;
+  url: string;
+  redirected: boolean;
+}
+
+const JSON_TYPE = /(^|\/|\+)json\b/i;
+/** The last content type found to be JSON: most services send the same one every time, so the regex runs once. */
+let lastJSONType = 'application/json';
+
+function isJSONType(type: string): boolean {
+  if (type === lastJSONType) return true;
+  if (!JSON_TYPE.test(type)) return false;
+  lastJSONType = type;
+  return true;
+}
+
+function asBytes(_response: SluiceResponse, bytes: Uint8Array): Uint8Array {
+  return bytes;
+}
+
+function asText(_response: SluiceResponse, bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+function asJSON(response: SluiceResponse, bytes: Uint8Array): unknown {
+  const text = asText(response, bytes);
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new DecodeError(
+      `${describeRequest(response.method, response.url)}: response is not valid JSON: ${(cause as Error).message}`,
+      response.status,
+      text,
+      { cause },
+    );
+  }
+}
+
 /**
  * The answer to a request. The body can be read once: as JSON, text, bytes, or streamed with
  * `for await (const chunk of res.body)`. Buffered reads stop with a {@link DecodeError} past
@@ -26,8 +72,6 @@ const NO_WATCH: BodyWatch = { done() {}, mapError: (e) => e };
 export class SluiceResponse {
   /** HTTP status code. */
   readonly status: number;
-  /** Response headers. */
-  readonly headers: ResponseHeaders;
   /** Request method. */
   readonly method: string;
   /** The URL that answered (after redirects). May carry credentials: redact before logging. */
@@ -37,18 +81,28 @@ export class SluiceResponse {
   private used = false;
   private ended = false;
   private afterEnd: (() => void) | undefined;
+  private headerView: ResponseHeaders | undefined;
+  private readonly rawHeaders: Readonly<Record<string, string>> | undefined;
+  private readonly setCookie: readonly string[] | undefined;
 
   constructor(
-    init: { status: number; headers: ResponseHeaders; method: string; url: string; redirected: boolean },
+    init: SluiceResponseInit,
     private source: TransportBody,
     private readonly maxBytes: number,
     private readonly watch: BodyWatch = NO_WATCH,
   ) {
     this.status = init.status;
-    this.headers = init.headers;
+    if (init.headers instanceof ResponseHeaders) this.headerView = init.headers;
+    else this.rawHeaders = init.headers;
+    this.setCookie = init.setCookie;
     this.method = init.method;
     this.url = init.url;
     this.redirected = init.redirected;
+  }
+
+  /** Response headers. */
+  get headers(): ResponseHeaders {
+    return (this.headerView ??= new ResponseHeaders(this.rawHeaders!, this.setCookie));
   }
 
   /** True for statuses 200-299. */
@@ -86,12 +140,58 @@ export class SluiceResponse {
   }
 
   /** The whole body as bytes (at most `maxResponseBytes`). */
-  async bytes(): Promise<Uint8Array> {
-    if (this.source.readAll !== undefined) {
-      // The transport's own buffered read: the hot path of getJSON on undici.
-      this.claim();
-      return this.readAll(this.source.readAll.bind(this.source));
-    }
+  bytes(): Promise<Uint8Array> {
+    return this.read(asBytes);
+  }
+
+  /** The whole body decoded as UTF-8. */
+  text(): Promise<string> {
+    return this.read(asText);
+  }
+
+  /**
+   * The body parsed as JSON. An empty body gives `undefined`; invalid JSON a {@link DecodeError} with an
+   * excerpt of what arrived.
+   */
+  json<T = unknown>(): Promise<T> {
+    return this.read(asJSON) as Promise<T>;
+  }
+
+  /**
+   * The body parsed as JSON for `client.getJSON`: a content type that is not JSON gives a
+   * {@link DecodeError} with an excerpt of the body (a 204 passes). Internal.
+   */
+  expectJSON<T>(): Promise<T> {
+    const type = this.rawHeaders !== undefined ? this.rawHeaders['content-type'] : this.headerView!.get('content-type') ?? undefined;
+    if (type === undefined || isJSONType(type) || this.status === 204) return this.read(asJSON) as Promise<T>;
+    return this.text().catch(() => '').then((excerpt) => {
+      throw new DecodeError(`${describeRequest('GET', this.url)}: expected a JSON response, got content-type ${type}`, this.status, excerpt);
+    });
+  }
+
+  /** Reads the whole body (at most `maxResponseBytes`) and decodes it, in one promise step on the transport's buffered read. */
+  private read<T>(decode: (response: SluiceResponse, bytes: Uint8Array) => T): Promise<T> {
+    const source = this.source;
+    if (this.used) return Promise.reject(new TypeError('Response body was already read'));
+    if (source.readAll === undefined) return this.collect().then((bytes) => decode(this, bytes));
+    // The transport's own buffered read: the hot path of getJSON on undici.
+    this.used = true;
+    return source.readAll(this.maxBytes).then(
+      (bytes) => {
+        this.end();
+        if (bytes === null) throw this.tooLarge();
+        return decode(this, bytes);
+      },
+      (error: unknown) => {
+        // Typed first: a body that failed must not count as done (the breaker records a late failure).
+        const mapped = this.watch.mapError(error);
+        this.end();
+        throw mapped;
+      },
+    );
+  }
+
+  private async collect(): Promise<Uint8Array> {
     const chunks: Uint8Array[] = [];
     let size = 0;
     for await (const chunk of this.body) {
@@ -104,46 +204,8 @@ export class SluiceResponse {
     return Buffer.concat(chunks, size);
   }
 
-  private async readAll(read: (limit: number) => Promise<Uint8Array | null>): Promise<Uint8Array> {
-    let bytes: Uint8Array | null;
-    try {
-      bytes = await read(this.maxBytes);
-    } catch (error) {
-      throw this.watch.mapError(error);
-    } finally {
-      this.end();
-    }
-    if (bytes === null) throw this.tooLarge();
-    return bytes;
-  }
-
   private tooLarge(): DecodeError {
     return new DecodeError(`${describeRequest(this.method, this.url)}: response body exceeds maxResponseBytes (${this.maxBytes} bytes)`, this.status);
-  }
-
-  /** The whole body decoded as UTF-8. */
-  async text(): Promise<string> {
-    const bytes = await this.bytes();
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  }
-
-  /**
-   * The body parsed as JSON. An empty body gives `undefined`; invalid JSON a {@link DecodeError} with an
-   * excerpt of what arrived.
-   */
-  async json<T = unknown>(): Promise<T> {
-    const text = await this.text();
-    if (text.length === 0) return undefined as T;
-    try {
-      return JSON.parse(text) as T;
-    } catch (cause) {
-      throw new DecodeError(
-        `${describeRequest(this.method, this.url)}: response is not valid JSON: ${(cause as Error).message}`,
-        this.status,
-        text,
-        { cause },
-      );
-    }
   }
 
   /**
