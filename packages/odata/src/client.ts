@@ -346,7 +346,7 @@ export class ODataClient {
 
   /** @internal */
   writeSettings(): WriteSettings {
-    return { largeNumbers: this.largeNumbers, tunnel: this.tunnel };
+    return { largeNumbers: this.largeNumbers, tunnel: this.tunnel, limits: { maxRecordBytes: this.defaults.maxRecordBytes, maxPageBytes: this.defaults.maxPageBytes } };
   }
 
   /** @internal */

@@ -184,22 +184,47 @@ describe('JSON batch wire format', () => {
     }));
   });
 
-  it('matches responses by id in any order and checks them', () => {
+  it('matches responses by id in any order and checks them, however the answer is chunked', async () => {
     const text = JSON.stringify({ responses: [
       { id: 'r1', status: 200, body: { value: [] } },
-      { id: '0', status: 200, headers: { 'Content-Type': 'application/json' }, body: { CustomerID: 'ALFKI' } },
+      { id: '0', status: 200, headers: { 'Content-Type': 'application/json' }, body: { CustomerID: 'ALFKI', Note: 'ü € 😀' } },
       { id: '2', status: 201, body: { OrderID: 1 } },
       { id: '1', status: 204, headers: { Location: "Customers('NEWCO')" } },
     ] });
-    const out = readJsonBatch(text, groups, 200);
-    expect(out.map((g) => g.map((r) => r.status))).toEqual([[200], [204, 201], [200]]);
-    expect(out[1]![0]!.headers['location']).toBe("Customers('NEWCO')");
-    expect(JSON.parse(out[0]![0]!.body)).toEqual({ CustomerID: 'ALFKI' });
+    for (const size of [1, 3, 7, 64, text.length]) {
+      const out = await readJsonBatch(chunks(text, size), groups, 200);
+      expect(out.map((g) => g.map((r) => r.status))).toEqual([[200], [204, 201], [200]]);
+      expect(out[1]![0]!.headers['location']).toBe("Customers('NEWCO')");
+      expect(JSON.parse(out[0]![0]!.body)).toEqual({ CustomerID: 'ALFKI', Note: 'ü € 😀' });
+    }
+    const read = (t: string) => readJsonBatch(chunks(t, 5), groups, 200);
     const failed = JSON.stringify({ responses: [{ id: '0', status: 200 }, { id: '1', status: 400, body: { error: { code: 'a', message: 'b' } } }, { id: 'r1', status: 200 }] });
-    expect(readJsonBatch(failed, groups, 200).map((g) => g.length)).toEqual([1, 1, 1]);
-    expect(() => readJsonBatch(JSON.stringify({ responses: [{ id: '0', status: 200 }] }), groups, 200)).toThrow(/no response for request 1/);
-    expect(() => readJsonBatch('{"responses":[', groups, 200)).toThrow(BatchFormatError);
-    expect(() => readJsonBatch(JSON.stringify({ responses: [{ id: '0', status: 200 }, { id: '1', status: 200 }, { id: '2', status: 200 }, { id: 'r1', status: 200 }, { id: 'zz', status: 200 }] }), groups, 200))
-      .toThrow(/5 responses for 4 requests/);
+    expect((await read(failed)).map((g) => g.length)).toEqual([1, 1, 1]);
+    await expect(read(JSON.stringify({ responses: [{ id: '0', status: 200 }] }))).rejects.toThrow(/no response for request 1/);
+    await expect(read('{"responses":[')).rejects.toThrow(BatchFormatError);
+    await expect(read('{"value":[]}')).rejects.toThrow(/no responses array/);
+    await expect(read(JSON.stringify({ responses: [{ id: '0', status: 200 }, { id: '1', status: 200 }, { id: '2', status: 200 }, { id: 'r1', status: 200 }, { id: 'zz', status: 200 }] })))
+      .rejects.toThrow(/5 responses for 4 requests/);
+  });
+
+  it('bounds one response by maxRecordBytes and the whole answer by maxPageBytes', async () => {
+    const big = JSON.stringify({ responses: [
+      { id: '0', status: 200, body: { text: 'x'.repeat(5000) } }, { id: '1', status: 204 }, { id: '2', status: 204 }, { id: 'r1', status: 200 },
+    ] });
+    await expect(readJsonBatch(chunks(big, 1000), groups, 200, { maxRecordBytes: 4096 })).rejects.toMatchObject({ name: 'ResponseSizeError', limit: 'maxRecordBytes' });
+    await expect(readJsonBatch(chunks(big, 1000), groups, 200, { maxPageBytes: 3000 })).rejects.toMatchObject({ name: 'ResponseSizeError', limit: 'maxPageBytes' });
+    expect(await readJsonBatch(chunks(big, 1000), groups, 200, { maxRecordBytes: 8192, maxPageBytes: 8192 })).toHaveLength(3);
+  });
+
+  it('a reference to a request of an earlier atomicity group names that group in dependsOn too', () => {
+    const across: BatchGroup[] = [
+      { kind: 'changeset', requests: [{ method: 'POST', url: 'Customers', headers: {}, body: {}, contentId: '1' }] },
+      { kind: 'changeset', requests: [{ method: 'POST', url: '$1/Orders', headers: {}, body: {}, contentId: '2' }, { method: 'PATCH', url: '$2', headers: {}, body: {}, contentId: '3' }] },
+      { kind: 'single', request: { method: 'GET', url: '$1', headers: {} } },
+    ];
+    expect(encodeJsonBatch(across).requests.map((r) => [r.id, r.atomicityGroup, r.dependsOn])).toEqual([
+      ['1', 'g1', undefined], ['2', 'g2', ['g1', '1']], ['3', 'g2', ['2']], ['r1', undefined, ['g1', '1']],
+    ]);
+    expect(() => encodeJsonBatch([{ kind: 'single', request: { method: 'GET', url: '$9', headers: {} } }])).toThrow(/no earlier request/);
   });
 });

@@ -126,6 +126,61 @@ describe('$batch splitting and limits', () => {
   });
 });
 
+describe('JSON batch references across atomicity groups (OData 4.01 dependsOn)', () => {
+  it('a later changeset and a read refer to what an earlier changeset created', async () => {
+    const od = kit.client('4.0');
+    const before = batches().length;
+    const b = od.batch();
+    let order!: ReturnType<ReturnType<typeof b.changeset>['create']>;
+    b.changeset((cs) => { order = cs.create<Order>(od.from('Orders'), { Customer: 'across' }); });
+    b.changeset((cs) => { cs.update(order.ref(), { Status: 'Open' }, { etag: '*' }); });
+    const read = b.get<Order>(order.ref());
+    const results = await b.send({ format: 'json' });
+    expect(results.map((r) => [r.ok, r.status])).toEqual([[true, 201], [true, 204], [true, 200]]);
+    expect(read.result.value).toMatchObject({ Customer: 'across', Status: 'Open', ID: (order.result.value as Order).ID });
+    const sent = batches().slice(before);
+    expect(sent).toHaveLength(1);
+    const requests = (JSON.parse(sent[0]!.body) as { requests: { id: string; atomicityGroup?: string; dependsOn?: string[] }[] }).requests;
+    expect(requests.map((r) => [r.atomicityGroup, r.dependsOn])).toEqual([['g1', undefined], ['g2', ['g1', '1']], [undefined, ['g1', '1']]]);
+  });
+
+  it('when the referred changeset fails, the dependent operations fail with 424 and nothing of them applies', async () => {
+    const od = kit.client('4.0');
+    const count = kit.server().writes!.store.orders.size;
+    const b = od.batch();
+    let order!: ReturnType<ReturnType<typeof b.changeset>['create']>;
+    b.changeset((cs) => {
+      order = cs.create<Order>(od.from('Orders'), { Customer: 'doomed' });
+      cs.update(od.from('Orders').key(1), { Status: 'X' }, { etag: 'W/"999"' });
+    });
+    const dependent = b.changeset((cs) => { cs.update(order.ref(), { Status: 'Open' }, { etag: '*' }); });
+    const read = b.get<Order>(order.ref());
+    const independent = b.get(od.from<Product>('Products').key(1));
+    const results = await b.send({ format: 'json' });
+    expect(results.map((r) => [r.ok, r.status])).toEqual([[false, 412], [false, 412], [false, 424], [false, 424], [true, 200]]);
+    expect(dependent.ops[0]!.result.error!.status).toBe(424);
+    expect(read.result.error).toBeInstanceOf(ODataError);
+    expect(independent.result.value).toMatchObject({ ID: 1 });
+    expect(kit.server().writes!.store.orders.size).toBe(count);
+  });
+
+  it('multipart refuses references across changesets and from reads, and no split may separate a reference from its target; nothing is sent', async () => {
+    const od = kit.client('4.0');
+    const before = batches().length;
+    const across = od.batch();
+    let order!: ReturnType<ReturnType<typeof across.changeset>['create']>;
+    across.changeset((cs) => { order = cs.create(od.from('Orders'), { Customer: 'x' }); });
+    across.changeset((cs) => { cs.delete(order.ref(), { etag: '*' }); });
+    await expect(across.send()).rejects.toThrow(/only inside one changeset; send with format: 'json'/);
+    const reading = od.batch();
+    reading.changeset((cs) => { order = cs.create(od.from('Orders'), { Customer: 'x' }); });
+    reading.get(order.ref());
+    await expect(reading.send({ format: 'multipart' })).rejects.toThrow(ConfigError);
+    await expect(across.send({ format: 'json', maxOperations: 1 })).rejects.toThrow(/raise maxOperations/);
+    expect(batches().length).toBe(before);
+  });
+});
+
 describe('malformed batch answers', () => {
   it('are BatchFormatErrors naming the problem', async () => {
     let body = '';

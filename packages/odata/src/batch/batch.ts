@@ -22,11 +22,21 @@ export interface BatchSendOptions extends Omit<WriteOptions, 'tunnel'> {
   format?: 'multipart' | 'json';
   /** Most operations per $batch request (default 100; gateways limit it). A changeset is never split. */
   maxOperations?: number;
+  /**
+   * JSON batch: a request that refers to one of another atomicity group lists that group in `dependsOn`
+   * besides the request, as JSON Format 4.01 section 19.1 requires (default true). false lists only the
+   * request: SAP CAP (cds 9) answers 424 to a group in `dependsOn`.
+   */
+  dependsOnGroups?: boolean;
 }
 
-const SEND_KEYS = ['format', 'maxOperations', 'signal', 'headers', 'timeout'] as const;
+const SEND_KEYS = ['format', 'maxOperations', 'signal', 'headers', 'timeout', 'dependsOnGroups'] as const;
 
-/** Where a changeset operation refers to an entity created earlier in the same changeset (`$1`, `$1/Lines`). */
+/**
+ * Where an operation refers to an entity created earlier in the batch (`$1`, `$1/Lines`): in the same
+ * changeset in any format; from another changeset or a read only in the JSON batch format (OData 4.01
+ * `dependsOn`).
+ */
 export class BatchRef {
   /** @internal */
   constructor(readonly path: string, /** @internal */ readonly changeset: number) {}
@@ -46,7 +56,7 @@ type Build = (protocol: ODataProtocol) => { request: BatchPartRequest; shape: Re
 export class BatchOperation<T = unknown> {
   private value: BatchResult<T> | undefined;
   /** @internal */
-  constructor(/** @internal */ readonly build: Build, readonly contentId: string | undefined, private readonly changeset: number) {}
+  constructor(/** @internal */ readonly build: Build, readonly contentId: string | undefined, /** @internal */ readonly group: number, /** @internal */ readonly refersTo?: BatchRef) {}
   /** Its result after `send()` resolved. */
   get result(): BatchResult<T> {
     if (this.value === undefined) throw new ConfigError('result', 'is there only after the batch was sent');
@@ -56,10 +66,13 @@ export class BatchOperation<T = unknown> {
   settle(result: BatchResult): void {
     this.value = result as BatchResult<T>;
   }
-  /** A reference to what this create made (`$<Content-ID>`), for later operations of the same changeset. */
+  /**
+   * A reference to what this create made (`$<Content-ID>`), for later operations of the same changeset, or
+   * with `format: 'json'` of later changesets and reads too.
+   */
   ref(): BatchRef {
     if (this.contentId === undefined) throw new ConfigError('ref', 'only operations of a changeset have a Content-ID');
-    return new BatchRef(`$${this.contentId}`, this.changeset);
+    return new BatchRef(`$${this.contentId}`, this.group);
   }
 }
 
@@ -91,7 +104,6 @@ export class Changeset {
   }
 
   private add<T>(target: BatchTarget, method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', entity: unknown, what: 'entity' | 'changes', headers: Readonly<Record<string, string>> | undefined, prefer: 'minimal' | 'representation' | undefined, etag: unknown): BatchOperation<T> {
-    if (target instanceof BatchRef && target.changeset !== this.index) throw new ConfigError('target', `refers to ${target.path} of another changeset: Content-ID references work inside one changeset`);
     if (!(target instanceof BatchRef)) target.checkWritable(`A changeset ${WRITE_NAMES[method]}`);
     const ifMatch = ifMatchOf(etag as string | object | undefined);
     const host = this.batch.host;
@@ -109,7 +121,7 @@ export class Changeset {
       const request = { method: m.method, url: relative(host, url), headers: h, body, contentId: op.contentId };
       return { request, shape: { method: m.method, url, collection: false, entityType } };
     };
-    const op = new BatchOperation<T>(build, this.batch.nextContentId(), this.index);
+    const op = new BatchOperation<T>(build, this.batch.nextContentId(), this.index, target instanceof BatchRef ? target : undefined);
     this.ops.push(op as BatchOperation);
     return op;
   }
@@ -147,19 +159,22 @@ export class Batch {
     return String(++this.contentIds);
   }
 
-  /** Reads an entity (`od.from('X').key(1)`) or a collection (its first page, as an array). */
+  /**
+   * Reads an entity (`od.from('X').key(1)`) or a collection (its first page, as an array), or, with
+   * `format: 'json'`, what an earlier changeset created (`op.ref()`, run after that changeset succeeded).
+   */
   get<T>(query: Query<T>, options?: { headers?: Readonly<Record<string, string>> }): BatchOperation<T[]>;
-  get<T>(query: EntityQuery<T>, options?: { headers?: Readonly<Record<string, string>> }): BatchOperation<T>;
-  get(query: QueryBase<unknown>, options: { headers?: Readonly<Record<string, string>> } = {}): BatchOperation {
+  get<T>(query: EntityQuery<T> | BatchRef, options?: { headers?: Readonly<Record<string, string>> }): BatchOperation<T>;
+  get(query: QueryBase<unknown> | BatchRef, options: { headers?: Readonly<Record<string, string>> } = {}): BatchOperation {
     const host = this.host;
     const collection = query instanceof Query;
     const build: Build = (protocol) => {
-      const { url, entityType } = query.render(protocol);
+      const { url, entityType } = query instanceof BatchRef ? { url: host.serviceURL + query.path, entityType: undefined } : query.render(protocol);
       const { accept } = protocol.requestHeaders(host.writeSettings().largeNumbers);
       const request = { method: 'GET', url: relative(host, url), headers: { ...options.headers, ...(accept ? { accept } : {}) } };
       return { request, shape: { method: 'GET', url, collection, entityType } };
     };
-    const op = new BatchOperation(build, undefined, -1);
+    const op = new BatchOperation(build, undefined, this.groups.length, query instanceof BatchRef ? query : undefined);
     this.groups.push({ kind: 'single', op });
     return op;
   }
@@ -190,10 +205,17 @@ export class Batch {
     if (!Number.isSafeInteger(max) || max < 1) throw new ConfigError('maxOperations', `must be an integer >= 1, got ${String(max)}`);
     const format = options.format ?? 'multipart';
     if (format !== 'multipart' && format !== 'json') throw new ConfigError('format', `must be 'multipart' or 'json', got ${String(format)}`);
+    if (options.dependsOnGroups !== undefined && typeof options.dependsOnGroups !== 'boolean') throw new ConfigError('dependsOnGroups', `must be a boolean, got ${String(options.dependsOnGroups)}`);
     const protocol = await this.host.ready(options.signal);
     if (format === 'json' && protocol.version !== '4.0') throw new ConfigError('format', "'json' needs an OData 4.01 service");
     const results: BatchResult[] = [];
-    for (const chunk of chunks(this.groups, max)) {
+    const split = chunks(this.groups, max);
+    // Every reference is checked before the first $batch request goes out.
+    for (const chunk of split) {
+      const ops = chunk.map((g) => (g.kind === 'single' ? [g.op] : g.cs.ops));
+      checkRefs(ops.flat(), new Set(ops.map((list) => list[0]!.group)), format);
+    }
+    for (const chunk of split) {
       const ops = chunk.map((g) => (g.kind === 'single' ? [g.op] : g.cs.ops));
       const built = ops.map((list) => list.map((op) => op.build(protocol)));
       const groups: BatchGroup[] = built.map((list, i) => (chunk[i]!.kind === 'single' ? { kind: 'single', request: list[0]!.request } : { kind: 'changeset', requests: list.map((b) => b.request) }));
@@ -210,6 +232,22 @@ export class Batch {
       });
     }
     return results;
+  }
+}
+
+/**
+ * Content-ID references a $batch request can carry: multipart only inside one changeset (OData 4.01 Part 1
+ * section 11.7.7.2); JSON across atomicity groups and from reads (JSON Format 4.01 section 19.1,
+ * `dependsOn`); always to a request of the same $batch request.
+ */
+function checkRefs(ops: readonly BatchOperation[], groups: ReadonlySet<number>, format: 'multipart' | 'json'): void {
+  for (const op of ops) {
+    const ref = op.refersTo;
+    if (ref === undefined) continue;
+    if (format === 'multipart' && (ref.changeset !== op.group || op.contentId === undefined)) {
+      throw new ConfigError('format', `${ref.path} is referred to from ${op.contentId === undefined ? 'a read' : 'another changeset'}: multipart batches allow Content-ID references only inside one changeset; send with format: 'json' (OData 4.01 dependsOn)`);
+    }
+    if (!groups.has(ref.changeset)) throw new ConfigError('maxOperations', `splits ${ref.path} from the operation referring to it into another $batch request: raise maxOperations`);
   }
 }
 

@@ -1,5 +1,9 @@
 // The OData 4.01 JSON batch format (JSON Format 4.01 section 19): a `requests` array whose changesets
-// share an `atomicityGroup`, with `dependsOn` for requests that refer to another one as `$<id>`.
+// share an `atomicityGroup`, with `dependsOn` for requests that refer to another one as `$<id>`; the
+// answer's `responses` array is read element by element as it arrives.
+import { ResponseSizeError } from '../errors.js';
+import type { ReadLimits } from '../read/context.js';
+import { ItemScanner, type ScanBatch } from '../read/scanner.js';
 import { BatchFormatError } from './errors.js';
 import { checkHeader, type BatchGroup, type BatchPartRequest, type BatchPartResponse, type GroupResponse } from './types.js';
 
@@ -21,9 +25,11 @@ function idsOf(groups: readonly BatchGroup[]): string[][] {
 }
 
 /** The JSON batch request body for `groups` (changeset n is atomicity group `g<n+1>`). @internal */
-export function encodeJsonBatch(groups: readonly BatchGroup[]): { requests: JsonBatchRequest[] } {
+export function encodeJsonBatch(groups: readonly BatchGroup[], options: { dependsOnGroups?: boolean } = {}): { requests: JsonBatchRequest[] } {
   const ids = idsOf(groups);
   const requests: JsonBatchRequest[] = [];
+  /** The atomicity group of each id sent so far. */
+  const groupOf = new Map<string, string | undefined>();
   let changesets = 0;
   groups.forEach((group, gi) => {
     const list: readonly BatchPartRequest[] = group.kind === 'single' ? [group.request] : group.requests;
@@ -32,9 +38,15 @@ export function encodeJsonBatch(groups: readonly BatchGroup[]): { requests: Json
       const id = ids[gi]![ri]!;
       const entry: JsonBatchRequest = { id, method: req.method.toLowerCase(), url: req.url };
       if (atomicityGroup !== undefined) entry.atomicityGroup = atomicityGroup;
-      // A reference `$1` needs the referenced request to run first (section 19.1.3).
+      // JSON Format 4.01 section 19.1: a reference `$1` names request 1 in dependsOn, and its atomicity
+      // group too when that is another one (references may cross groups, only backwards).
       const ref = /^\$([^/?]+)/.exec(req.url)?.[1];
-      if (ref !== undefined) entry.dependsOn = [ref];
+      if (ref !== undefined) {
+        if (!groupOf.has(ref)) throw new TypeError(`Batch request ${id} refers to $${ref}, which is no earlier request of the batch`);
+        const refGroup = groupOf.get(ref);
+        entry.dependsOn = refGroup !== undefined && refGroup !== atomicityGroup && options.dependsOnGroups !== false ? [refGroup, ref] : [ref];
+      }
+      groupOf.set(id, atomicityGroup);
       const headers = Object.entries(req.headers);
       if (headers.length > 0) {
         for (const [name, value] of headers) checkHeader(name, value);
@@ -51,30 +63,69 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * Matches a JSON batch answer (`responses`, in any order, by `id`) to the groups sent. A response for an
- * unknown id or a missing one is a BatchFormatError; an atomicity group with any failed response fails as
- * a whole, with its first failure, as a multipart changeset answered by one error does. @internal
- */
-export function readJsonBatch(text: string, groups: readonly BatchGroup[], status: number): GroupResponse[] {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (cause) {
-    throw new BatchFormatError(`The JSON batch response is not valid JSON: ${(cause as Error).message}`, status);
+/** One response object of the answer, checked. */
+function responseOf(item: unknown, status: number): BatchPartResponse {
+  if (!isRecord(item) || typeof item['id'] !== 'string' || typeof item['status'] !== 'number') {
+    throw new BatchFormatError('A JSON batch response entry lacks its id or status', status);
   }
-  const list = isRecord(doc) ? doc['responses'] : undefined;
-  if (!Array.isArray(list)) throw new BatchFormatError('The JSON batch response has no responses array', status);
-  const byId = new Map<string, BatchPartResponse>();
-  for (const item of list) {
-    if (!isRecord(item) || typeof item['id'] !== 'string' || typeof item['status'] !== 'number') {
-      throw new BatchFormatError('A JSON batch response entry lacks its id or status', status);
+  const headers: Record<string, string> = {};
+  if (isRecord(item['headers'])) for (const [k, v] of Object.entries(item['headers'])) headers[k.toLowerCase()] = String(v);
+  const raw = item['body'];
+  const body = raw === undefined || raw === null ? '' : typeof raw === 'string' && !/json/i.test(headers['content-type'] ?? 'json') ? raw : JSON.stringify(raw);
+  return { status: item['status'], headers, body, contentId: item['id'] };
+}
+
+/** The response objects completed by one scanned chunk, in order. */
+function* scanned(batch: ScanBatch): Generator<unknown> {
+  const { buf, starts, ends, parsed } = batch;
+  let next = 0;
+  const ranges = function* (to: number): Generator<unknown> {
+    for (; next < to; next++) yield JSON.parse(buf.toString('utf8', starts[next]!, ends[next]!));
+  };
+  for (const run of parsed) {
+    yield* ranges(run.after);
+    yield* run.values;
+  }
+  yield* ranges(starts.length);
+}
+
+/**
+ * Reads a JSON batch answer as it arrives: each element of `responses` is parsed on its own once its last
+ * byte is in (never the whole document at once), an element larger than `maxRecordBytes` or an answer
+ * larger than `maxPageBytes` is a ResponseSizeError, and the responses are matched to `groups` as
+ * {@link matchJsonResponses} does. Anything that is not such an answer is a BatchFormatError. @internal
+ */
+export async function readJsonBatch(body: AsyncIterable<Uint8Array>, groups: readonly BatchGroup[], status: number, limits: Partial<ReadLimits> = {}): Promise<GroupResponse[]> {
+  const scanner = new ItemScanner([['responses']], limits.maxRecordBytes);
+  const list: BatchPartResponse[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += chunk.byteLength;
+      if (limits.maxPageBytes !== undefined && size > limits.maxPageBytes) throw new ResponseSizeError('maxPageBytes', limits.maxPageBytes);
+      for (const item of scanned(scanner.push(chunk))) list.push(responseOf(item, status));
+      if (scanner.failure !== undefined) throw scanner.failure;
     }
-    const headers: Record<string, string> = {};
-    if (isRecord(item['headers'])) for (const [k, v] of Object.entries(item['headers'])) headers[k.toLowerCase()] = String(v);
-    const body = item['body'] === undefined ? '' : typeof item['body'] === 'string' && !/json/i.test(headers['content-type'] ?? 'json') ? item['body'] : JSON.stringify(item['body']);
-    if (byId.has(item['id'])) throw new BatchFormatError(`The JSON batch response answers request ${item['id']} twice`, status);
-    byId.set(item['id'], { status: item['status'], headers, body, contentId: item['id'] });
+    scanner.end();
+  } catch (cause) {
+    if (!(cause instanceof SyntaxError)) throw cause;
+    throw new BatchFormatError(`The JSON batch response is not valid JSON: ${cause.message}`, status);
+  }
+  if (!scanner.foundArray) throw new BatchFormatError('The JSON batch response has no responses array', status);
+  return matchJsonResponses(list, groups, status);
+}
+
+/**
+ * Matches the responses of a JSON batch answer (in any order, by `id`) to the groups sent. A response for
+ * an unknown id or a missing one is a BatchFormatError; an atomicity group with any failed response fails
+ * as a whole, with its first failure, as a multipart changeset answered by one error does. @internal
+ */
+export function matchJsonResponses(list: readonly BatchPartResponse[], groups: readonly BatchGroup[], status: number): GroupResponse[] {
+  const byId = new Map<string, BatchPartResponse>();
+  for (const response of list) {
+    const id = response.contentId!;
+    if (byId.has(id)) throw new BatchFormatError(`The JSON batch response answers request ${id} twice`, status);
+    byId.set(id, response);
   }
   const ids = idsOf(groups);
   const out: GroupResponse[] = [];

@@ -5,6 +5,7 @@ import type { ODataProtocol } from '../protocol/types.js';
 import { toODataError } from '../read/error-body.js';
 import { writeError } from '../write/errors.js';
 import type { WriteHost, WriteOptions } from '../write/host.js';
+import { ResponseSizeError } from '../errors.js';
 import { BatchFormatError } from './errors.js';
 import { encodeJsonBatch, readJsonBatch } from './json.js';
 import { encodeMultipart, multipartType, randomBoundaries } from './multipart.js';
@@ -12,7 +13,9 @@ import { readMultipart } from './multipart-parse.js';
 import type { BatchGroup, GroupResponse } from './types.js';
 
 /** POSTs `groups` to `$batch`; an error status of the batch itself is thrown as an ODataError. @internal */
-export async function sendBatch(host: WriteHost, protocol: ODataProtocol, groups: readonly BatchGroup[], format: 'multipart' | 'json', options: Omit<WriteOptions, 'tunnel'>): Promise<GroupResponse[]> {
+export async function sendBatch(
+  host: WriteHost, protocol: ODataProtocol, groups: readonly BatchGroup[], format: 'multipart' | 'json', options: Omit<WriteOptions, 'tunnel'> & { dependsOnGroups?: boolean },
+): Promise<GroupResponse[]> {
   const query = host.serviceParams.map(([n, v]) => `${encodeOptionValue(n)}=${encodeOptionValue(v)}`).join('&');
   const url = `${host.serviceURL}$batch${query ? `?${query}` : ''}`;
   const versions = protocol.write.writeHeaders(host.writeSettings().largeNumbers);
@@ -21,7 +24,7 @@ export async function sendBatch(host: WriteHost, protocol: ODataProtocol, groups
   let body: string;
   const headers: Record<string, string> = { ...options.headers, ...versions };
   if (format === 'json') {
-    body = JSON.stringify(encodeJsonBatch(groups));
+    body = JSON.stringify(encodeJsonBatch(groups, { dependsOnGroups: options.dependsOnGroups ?? true }));
     headers['content-type'] = 'application/json';
     headers['accept'] = 'application/json';
     headers['odata-version'] = '4.01';
@@ -34,6 +37,7 @@ export async function sendBatch(host: WriteHost, protocol: ODataProtocol, groups
   }
   // A failed request must not stop the others (OData 4.01 Part 1 section 8.2.8.3).
   if (protocol.version === '4.0') headers['prefer'] = format === 'json' ? 'continue-on-error' : 'odata.continue-on-error';
+  const limits = host.writeSettings().limits ?? {};
   const response = await host.exchange({ method: 'POST', url, headers, body, signal: options.signal, timeout: options.timeout, span: { type: 'batch' } });
   if (response.status >= 400) throw writeError(await toODataError(response));
   const type = response.headers.get('content-type');
@@ -42,7 +46,17 @@ export async function sendBatch(host: WriteHost, protocol: ODataProtocol, groups
       await response.cancel();
       throw new BatchFormatError(`The JSON batch was answered with content-type ${type ?? 'missing'}`, response.status);
     }
-    return readJsonBatch(await response.text(), groups, response.status);
+    return readJsonBatch(response.body, groups, response.status, limits);
   }
-  return readMultipart(response.body, type, groups, response.status);
+  return readMultipart(bounded(response.body, limits.maxPageBytes), type, groups, response.status);
+}
+
+/** The body, failing with ResponseSizeError once more than `max` bytes arrived. */
+async function* bounded(body: AsyncIterable<Uint8Array>, max: number | undefined): AsyncGenerator<Uint8Array> {
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.byteLength;
+    if (max !== undefined && size > max) throw new ResponseSizeError('maxPageBytes', max);
+    yield chunk;
+  }
 }

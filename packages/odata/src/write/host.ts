@@ -2,6 +2,7 @@ import type { SluiceResponse } from '@sluice/core';
 import type { LinkPolicy } from '../links/policy.js';
 import type { ServiceMetadata } from '../metadata/model.js';
 import type { ODataProtocol } from '../protocol/types.js';
+import type { ReadLimits } from '../read/context.js';
 import type { ODataSpan } from '../telemetry.js';
 
 /** One request a write or an operation sends (the client adds nothing but its plugins and retries). @internal */
@@ -23,6 +24,8 @@ export interface WriteSettings {
   readonly largeNumbers: 'string' | 'number';
   /** Send PATCH/MERGE, PUT and DELETE as POST with `X-HTTP-Method`. */
   readonly tunnel: boolean;
+  /** The client's size limits (`maxRecordBytes`, `maxPageBytes`): a batch answer is bound by them too. */
+  readonly limits?: Partial<ReadLimits>;
 }
 
 /** What writes and operations need from the OData client. @internal */

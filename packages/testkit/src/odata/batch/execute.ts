@@ -22,7 +22,7 @@ function loopback(b: BatchContext, r: PartRequest, refs: ReadonlyMap<string, str
   const ref = /^\$([^/?]+)(.*)$/.exec(url);
   if (ref) {
     const target = refs.get(ref[1]!);
-    if (target === undefined) throw badRequest(`The Content-ID reference $${ref[1]!} names no earlier request of the changeset`);
+    if (target === undefined) throw badRequest(`The Content-ID reference $${ref[1]!} names no earlier request ${refs.size > 0 && !refs.has(ref[1]!) ? 'that created an entity' : 'of the changeset'}`);
     url = target + ref[2]!;
   }
   const path = /^https?:\/\//i.test(url) ? new URL(url).pathname + new URL(url).search : url.startsWith('/') ? url : b.rootPath + url;
@@ -49,11 +49,18 @@ function loopback(b: BatchContext, r: PartRequest, refs: ReadonlyMap<string, str
   });
 }
 
-/** Runs one item; a changeset's failure restores the store and answers the failing response alone. */
-async function run(b: BatchContext, item: BatchItem): Promise<PartResponse | PartResponse[]> {
-  if (item.kind === 'single') return loopback(b, item.request, new Map());
+/**
+ * Runs one item; a changeset's failure restores the store and answers the failing response alone.
+ * `refs` (Content-ID to created entity path) is the changeset's own unless a JSON batch shares one.
+ */
+async function run(b: BatchContext, item: BatchItem, shared?: Map<string, string>): Promise<PartResponse | PartResponse[]> {
+  if (item.kind === 'single') {
+    const response = await loopback(b, item.request, shared ?? new Map());
+    remember(shared, item.request, response);
+    return response;
+  }
   const restore = b.writes?.store.snapshot();
-  const refs = new Map<string, string>();
+  const refs = shared ?? new Map<string, string>();
   const out: PartResponse[] = [];
   for (const r of item.requests) {
     const response = await loopback(b, r, refs);
@@ -61,11 +68,16 @@ async function run(b: BatchContext, item: BatchItem): Promise<PartResponse | Par
       restore?.();
       return response;
     }
-    const location = response.headers['location'];
-    if (r.contentId !== undefined && location !== undefined) refs.set(r.contentId, new URL(location).pathname);
+    remember(refs, r, response);
     out.push(response);
   }
   return out;
+}
+
+/** Keeps where the entity a request created (or returned with a Location) is, under its Content-ID. */
+function remember(refs: Map<string, string> | undefined, r: PartRequest, response: PartResponse): void {
+  const location = response.headers['location'];
+  if (refs !== undefined && r.contentId !== undefined && location !== undefined && response.status < 400) refs.set(r.contentId, new URL(location).pathname);
 }
 
 /** Answers `POST $batch` in the format it was sent in. */
@@ -84,9 +96,30 @@ export async function handleBatch(req: IncomingMessage, res: ServerResponse, b: 
   await send(res, 200, { ...versions, 'content-type': `multipart/mixed; boundary=${answer.boundary}` }, answer.body);
 }
 
-interface JsonRequest { id: string; method: string; url: string; atomicityGroup?: string; headers?: Record<string, string>; body?: unknown }
+interface JsonRequest { id: string; method: string; url: string; atomicityGroup?: string; dependsOn?: string[]; headers?: Record<string, string>; body?: unknown }
 
-/** OData JSON Format 4.01 section 19: requests in order, atomicity groups as changesets. */
+/**
+ * JSON Format 4.01 section 19.1 `dependsOn`: only earlier ids or atomicity groups; a `$<id>` reference
+ * must be listed, and its atomicity group too when that is another one. A broken rule fails the batch (400).
+ */
+function checkDependsOn(r: JsonRequest, earlier: ReadonlyMap<string, string | undefined>, groups: ReadonlySet<string>): void {
+  const deps = r.dependsOn ?? [];
+  if (!Array.isArray(deps)) throw badRequest(`dependsOn of request ${r.id} must be an array`);
+  for (const d of deps) if (!earlier.has(d) && !groups.has(d)) throw badRequest(`dependsOn of request ${r.id} names ${d}, which is no earlier request or atomicity group`);
+  const ref = /^\$([^/?]+)/.exec(String(r.url))?.[1];
+  if (ref === undefined) return;
+  if (!deps.includes(ref)) throw badRequest(`Request ${r.id} refers to $${ref} without listing it in dependsOn`);
+  const group = earlier.get(ref);
+  if (group !== undefined && group !== r.atomicityGroup && !deps.includes(group)) throw badRequest(`Request ${r.id} refers to $${ref} of atomicity group ${group} without listing the group in dependsOn`);
+}
+
+/** The 424 answer of a request not run because one it depends on failed. */
+function failedDependency(part: PartRequest): PartResponse {
+  const body = JSON.stringify({ error: { code: 'FailedDependency', message: `Request ${part.contentId ?? ''} was not run: a request it depends on failed` } });
+  return { status: 424, statusText: STATUS_CODES[424] ?? 'Failed Dependency', headers: { 'content-type': 'application/json' }, body, contentId: part.contentId };
+}
+
+/** OData JSON Format 4.01 section 19: requests in order, atomicity groups as changesets, references across them. */
 async function jsonBatch(res: ServerResponse, b: BatchContext, body: string): Promise<void> {
   let doc: { requests?: JsonRequest[] };
   try {
@@ -96,7 +129,12 @@ async function jsonBatch(res: ServerResponse, b: BatchContext, body: string): Pr
   }
   if (!Array.isArray(doc.requests)) throw badRequest('The JSON batch has no requests array');
   const items: BatchItem[] = [];
+  const deps = new Map<BatchItem, string[]>();
+  const earlier = new Map<string, string | undefined>();
+  const groups = new Set<string>();
   for (const r of doc.requests) {
+    checkDependsOn(r, earlier, groups);
+    earlier.set(String(r.id), r.atomicityGroup);
     const part: PartRequest = {
       method: String(r.method).toUpperCase(), url: String(r.url), contentId: String(r.id),
       headers: Object.fromEntries(Object.entries(r.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)])),
@@ -107,13 +145,25 @@ async function jsonBatch(res: ServerResponse, b: BatchContext, body: string): Pr
     const group = r.atomicityGroup;
     if (group !== undefined && last?.kind === 'changeset' && (last as BatchItem & { group?: string }).group === group) last.requests.push(part);
     else items.push(group === undefined ? { kind: 'single', request: part } : Object.assign({ kind: 'changeset' as const, requests: [part] }, { group }));
+    if (group !== undefined) groups.add(group);
+    const item = items[items.length - 1]!;
+    deps.set(item, [...(deps.get(item) ?? []), ...(r.dependsOn ?? [])]);
   }
   const responses: Array<Record<string, unknown>> = [];
+  const refs = new Map<string, string>();
+  const failed = new Set<string>();
   for (const item of items) {
-    const answer = await run(b, item);
+    const parts = item.kind === 'single' ? [item.request] : item.requests;
+    const blocked = (deps.get(item) ?? []).some((d) => failed.has(d));
+    const answer = blocked ? parts.map(failedDependency) : await run(b, item, refs);
     const list = Array.isArray(answer) ? answer : [answer];
+    const group = (item as BatchItem & { group?: string }).group;
+    for (const r of list) if (r.status >= 400) for (const name of [r.contentId, group]) if (name !== undefined) failed.add(name);
+    // A failed group fails every request of it, also those it did not answer.
+    if (group !== undefined && failed.has(group)) for (const p of parts) if (p.contentId !== undefined) failed.add(p.contentId);
     for (const r of list) {
       const entry: Record<string, unknown> = { id: r.contentId, status: r.status, headers: r.headers };
+      if (group !== undefined) entry['atomicityGroup'] = group;
       if (r.body !== '') entry['body'] = /json/i.test(r.headers['content-type'] ?? '') ? JSON.parse(r.body) : r.body;
       responses.push(entry);
     }
