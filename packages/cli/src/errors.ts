@@ -43,6 +43,9 @@ export class Interrupted extends Error {
   }
 }
 
+/** OpenSSL's verification failures of a server certificate whose CA is not trusted. */
+const UNTRUSTED_CERTIFICATE = /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_UNTRUSTED)$/;
+
 /** What the user can do about an error, when something useful can be said. */
 function hintFor(error: unknown): string | undefined {
   if (error instanceof UsageError || error instanceof DeltaLinkRefused) return error.hint;
@@ -59,6 +62,13 @@ function hintFor(error: unknown): string | undefined {
     return 'that URL does not look like an OData service root (an HTML login page?): check the URL and the credentials, or pass --version 2 or 4';
   }
   if (error instanceof MetadataParseError) return 'that URL did not answer OData $metadata (an HTML login page?): check the service URL and the credentials';
+  if (error instanceof NetworkError && UNTRUSTED_CERTIFICATE.test(error.code ?? '')) {
+    return "the server's certificate is not signed by a CA this machine trusts: give its CA with --ca <file> (PEM)";
+  }
+  if (error instanceof NetworkError && error.code === 'UND_ERR_SOCKET' && / https:\/\//.test(error.message)) {
+    // TLS 1.3 servers refuse a missing or unknown client certificate by closing the connection after the handshake.
+    return 'the server closed the connection; a server that requires a client certificate does that without a valid one (--cert/--key or --pfx)';
+  }
   if (error instanceof NetworkError) return 'is the service URL right and the service reachable?';
   if (error instanceof TimeoutError) return 'raise --timeout, or lower --page-size';
   return undefined;

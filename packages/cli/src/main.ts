@@ -9,6 +9,7 @@ import { PROGRESS_MODES } from './progress.js';
 import type { QueryFlags } from './query-flags.js';
 import type { ConnectionFlags } from './session.js';
 import { processTerminal } from './terminal.js';
+import { PASSPHRASE_ENV } from './transport-flags.js';
 import { VERSION } from './version.js';
 
 function integer(min: number) {
@@ -44,6 +45,12 @@ function connectionOptions(command: Command): Command {
     .option('--scope <scope>', `OAuth scope (repeatable; ${AUTH_ENV.scope})`, collect)
     .option('--token-param <name=value>', 'extra token request parameter, such as resource=... (repeatable)', collect)
     .option('--no-browser', 'print the sign-in URL without opening a browser')
+    .option('--proxy <url>', 'proxy for every request (default: HTTPS_PROXY, HTTP_PROXY and NO_PROXY; a proxy password belongs there, not here)')
+    .option('--no-proxy', 'connect directly, ignoring HTTPS_PROXY and HTTP_PROXY')
+    .option('--ca <file>', 'PEM file of certificate authorities to trust besides the built-in ones, such as a company CA')
+    .option('--cert <file>', 'client certificate (PEM) for mutual TLS, with --key')
+    .option('--key <file>', `private key (PEM) of --cert; the passphrase of an encrypted key comes from ${PASSPHRASE_ENV}`)
+    .option('--pfx <file>', `client certificate and key as one PKCS#12 file (.p12, .pfx); its passphrase comes from ${PASSPHRASE_ENV}`)
     .option('-v, --verbose', 'explain what happens on stderr (never secrets)');
 }
 

@@ -3,9 +3,10 @@ import { createODataClient, type ODataClient } from '@sluice/odata';
 import { authHttpOptions, resolveAuth, type AuthFlags, type AuthPlan } from './auth.js';
 import { UsageError } from './errors.js';
 import type { Terminal } from './terminal.js';
+import { explainTransportError, transportOptions, type TransportFlags } from './transport-flags.js';
 
 /** Connection flags shared by every command that talks to a service. */
-export interface ConnectionFlags extends AuthFlags {
+export interface ConnectionFlags extends AuthFlags, TransportFlags {
   odataVersion?: '2' | '4' | 'auto';
   header?: string[];
   timeout?: number;
@@ -73,7 +74,32 @@ export async function openService(serviceURL: string, flags: ConnectionFlags, te
   terminal.debug(`auth: ${describeAuth(plan)}`);
   const headers = parseHeaders(flags.header ?? []);
   if ('authorization' in headers && plan.kind !== 'none') throw new UsageError('--header Authorization conflicts with the auth flags', 'use one of them');
+  const transport = transportOptions(flags, terminal.env);
+  if (transport.proxy !== undefined) terminal.debug(`proxy: ${transport.proxy === false ? 'none (direct connections)' : String(transport.proxy)}`);
+  if (transport.tls !== undefined) terminal.debug(`tls: ${describeTLS(flags)}`);
   const auth = await authHttpOptions(plan, terminal, signal);
+  try {
+    return openClient(serviceURL, flags, defaultVersion, headers, auth, transport, terminal);
+  } catch (error) {
+    throw explainTransportError(error);
+  }
+}
+
+/** The files of the TLS flags, for `--verbose` (a passphrase is never shown). */
+function describeTLS(flags: TransportFlags): string {
+  const parts = [
+    flags.ca === undefined ? '' : `CA ${flags.ca}`,
+    flags.cert === undefined ? '' : `client certificate ${flags.cert}`,
+    flags.pfx === undefined ? '' : `client certificate ${flags.pfx} (PKCS#12)`,
+  ];
+  return parts.filter(Boolean).join(', ');
+}
+
+/** The OData client of {@link openService}, with the options worked out. */
+function openClient(
+  serviceURL: string, flags: ConnectionFlags, defaultVersion: 'auto' | '4', headers: Record<string, string>,
+  auth: Awaited<ReturnType<typeof authHttpOptions>>, transport: ReturnType<typeof transportOptions>, terminal: Terminal,
+): ODataClient {
   const retries = flags.retries;
   return createODataClient({
     serviceURL,
@@ -87,6 +113,7 @@ export async function openService(serviceURL: string, flags: ConnectionFlags, te
       ...(flags.verbose ? { onEvent: (event: SluiceEvent) => { if (event.type !== 'request.start' && event.type !== 'request.response' && event.type !== 'request.end') terminal.debug(describeEvent(event)); } } : {}),
       ...(flags.timeout === undefined ? {} : { timeout: flags.timeout }),
       ...(retries === undefined ? {} : { retry: { maxAttempts: retries + 1 } }),
+      ...transport,
     },
   });
 }

@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { closedPort } from './helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sluiceCLI, startODataServer, startServer, type ODataTestServer, type SluiceCLI, type TestServer } from '@sluice/testkit';
 
@@ -18,15 +18,6 @@ afterAll(async () => {
   await login.close();
   await srv.close();
 });
-
-/** A port on 127.0.0.1 that nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('sluice failures', () => {
   it('an unreachable service exits 1 with one line and a hint', async () => {

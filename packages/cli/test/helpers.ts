@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { productRow } from '@sluice/testkit';
 
 /** Product i as the v4 service sends it and `sluice export` writes it to NDJSON. */
@@ -52,4 +53,13 @@ export function whenRequest(test: (url: string) => boolean): { seen: Promise<voi
   let resolve!: () => void;
   const seen = new Promise<void>((r) => { resolve = r; });
   return { seen, authorize: (req) => { if (test(req.url ?? '')) resolve(); return true; } };
+}
+
+/** A port on 127.0.0.1 that nothing listens on. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

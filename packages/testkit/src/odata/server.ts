@@ -1,5 +1,6 @@
 // startODataServer: the v4 and v2 demo services on one node:http server on 127.0.0.1.
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { RecordedRequest } from '../http-server.js';
 import { BATCH_PART_HEADER } from './batch/execute.js';
@@ -36,11 +37,13 @@ export interface ODataServerOptions {
    * actions, functions and async jobs; `{ csrf: true }` checks CSRF tokens like an ABAP gateway.
    */
   writes?: boolean | ODataWriteOptions;
+  /** Serve https with these node:https options (`cert`, `key`; `ca` + `requestCert` for mutual TLS). */
+  tls?: HttpsServerOptions;
 }
 
 /** A running OData test server. */
 export interface ODataTestServer {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>` (`https://` with the `tls` option) */
   readonly origin: string;
   readonly port: number;
   /** The v4 service root, with a trailing slash. */
@@ -83,7 +86,7 @@ export async function startODataServer(options: ODataServerOptions = {}): Promis
     ...(cacheBytes > 0 ? { pages: new PageCache(cacheBytes) } : {}),
     ...(options.writes ? { writes: new WriteService(options.writes === true ? {} : options.writes) } : {}),
   };
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: '', at: performance.now() };
     // The loopback requests a $batch runs its parts as are not requests of the client.
     if (req.headers[BATCH_PART_HEADER] === undefined) requests.push(recorded);
@@ -101,8 +104,9 @@ export async function startODataServer(options: ODataServerOptions = {}): Promis
       res.end(JSON.stringify({ error: { code: 'Unauthorized', message: 'a valid bearer token is required' } }));
       return undefined;
     }).catch(() => res.destroy());
-  });
-  server.on('connection', (socket) => {
+  };
+  const server = options.tls === undefined ? createServer(handle) : createHttpsServer(options.tls, handle);
+  server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -112,7 +116,7 @@ export async function startODataServer(options: ODataServerOptions = {}): Promis
     server.listen(options.port ?? 0, '127.0.0.1', resolve);
   });
   const port = (server.address() as AddressInfo).port;
-  ctx.origin = `http://127.0.0.1:${port}`;
+  ctx.origin = `${options.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`;
   return {
     origin: ctx.origin,
     port,
