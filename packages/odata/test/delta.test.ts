@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useWriteServer } from './write-server.js';
-import { DeltaExpiredError, DeltaSync, FileDeltaStore, type DeltaChange } from '../src/index.js';
+import { startServer } from '@sluice/testkit';
+import { createODataClient, DeltaExpiredError, DeltaSync, FileDeltaStore, type DeltaChange } from '../src/index.js';
 
 interface Order { ID: number; Customer: string; Status: string }
 
@@ -105,5 +106,91 @@ describe('DeltaSync, an expired delta link', () => {
     const full = await collect(sync);
     expect(full.length).toBe(w.orders.size);
     expect(await store.load('o')).toBeDefined();
+  });
+});
+
+describe('DeltaSync links and deleted links (OData v4 testkit)', () => {
+  it.each([['4.0', {}], ['4.01', { 'odata-maxversion': '4.01' }]] as const)('OData %s: a deep insert reports its Lines links, a delete removes them', async (_v, headers) => {
+    const od = kit.client('4.0', { http: { retry: false, headers } });
+    const orders = od.from<Order>('Orders');
+    const sync = new DeltaSync(od, orders, { store: new FileDeltaStore(join(dir, `links-${_v}.json`)) });
+    await collect(sync);
+    const id = (await orders.create({ Customer: 'Linked', Lines: [{ Product: 'P1', Qty: 1 }, { Product: 'P2', Qty: 2 }] })).value!.ID;
+    const added = await collect(sync);
+    expect(added[0]).toMatchObject({ kind: 'entity', value: { ID: id } });
+    const links = added.slice(1);
+    expect(links).toHaveLength(2);
+    for (const link of links) {
+      expect(link).toMatchObject({ kind: 'link', relationship: 'Lines' });
+      expect((link as { source: string }).source).toMatch(new RegExp(`Orders\\(${id}\\)$`));
+      expect((link as { target: string }).target).toMatch(/OrderLines\(\d+\)$/);
+    }
+    await orders.key(id).delete({ etag: '*' });
+    const removed = await collect(sync);
+    expect(removed.map((c) => c.kind)).toEqual(['removed', 'deletedLink', 'deletedLink']);
+    expect(removed.slice(1).map((c) => (c as { target: string }).target)).toEqual(links.map((c) => (c as { target: string }).target));
+  });
+});
+
+describe('DeltaSync prefetch', () => {
+  /** A delta service of three pages of two whose page 2 is answered only when `release` is called; `taken` is read when page 2 is asked for. */
+  async function pagedService(taken: () => number) {
+    let arrived!: (n: number) => void;
+    const page2 = new Promise<number>((resolve) => { arrived = resolve; });
+    const srv = await startServer((req, res) => {
+      const page = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('$skiptoken') ?? 0);
+      if (page === 1) arrived(taken());
+      const next = page < 2 ? { '@odata.nextLink': `Orders?$skiptoken=${page + 1}` } : { '@odata.deltaLink': 'Orders?$deltatoken=9' };
+      res.writeHead(200, { 'content-type': 'application/json', 'odata-version': '4.0' }).end(JSON.stringify({
+        '@odata.context': '$metadata#Orders/$delta', value: [{ ID: page * 2 + 1 }, { ID: page * 2 + 2 }], ...next,
+      }));
+    });
+    return { srv, page2 };
+  }
+
+  it('asks for the next page while the caller works on the current one, and only one page ahead', async () => {
+    let taken = 0;
+    const { srv, page2 } = await pagedService(() => taken);
+    try {
+      const od = kit.track(createODataClient({ serviceURL: `${srv.origin}/svc/`, version: '4.0', http: { retry: false } }));
+      const sync = new DeltaSync(od, od.from<Order>('Orders'), { store: new FileDeltaStore(join(dir, 'prefetch.json')) });
+      const ids: number[] = [];
+      for await (const change of sync.changes()) {
+        taken++;
+        ids.push((change as { value: Order }).value.ID);
+        // holding the first record of page 1: page 2 arrives at the server meanwhile
+        if (taken === 1) expect(await page2).toBe(1);
+        if (taken === 1) expect(srv.requests.map((r) => r.url)).toEqual(['/svc/Orders', '/svc/Orders?$skiptoken=1']);
+      }
+      expect(ids).toEqual([1, 2, 3, 4, 5, 6]);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('prefetch: false asks for a page once the caller took every record of the one before', async () => {
+    let taken = 0;
+    const { srv, page2 } = await pagedService(() => taken);
+    try {
+      const od = kit.track(createODataClient({ serviceURL: `${srv.origin}/svc/`, version: '4.0', http: { retry: false } }));
+      const sync = new DeltaSync(od, od.from<Order>('Orders'), { store: new FileDeltaStore(join(dir, 'no-prefetch.json')), prefetch: false });
+      for await (const _change of sync.changes()) taken++;
+      expect(await page2).toBe(2);
+      expect(taken).toBe(6);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('breaking out cancels the page asked for ahead and keeps the old link', async () => {
+    const { srv } = await pagedService(() => 0);
+    const store = new FileDeltaStore(join(dir, 'break.json'));
+    try {
+      const od = kit.track(createODataClient({ serviceURL: `${srv.origin}/svc/`, version: '4.0', http: { retry: false } }));
+      for await (const _change of new DeltaSync(od, od.from<Order>('Orders'), { store, key: 'k' }).changes()) break;
+      expect(await store.load('k')).toBeUndefined();
+    } finally {
+      await srv.close();
+    }
   });
 });

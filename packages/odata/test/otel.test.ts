@@ -3,7 +3,7 @@ import { otel } from '@sluice/core';
 import { startODataServer, type ODataTestServer } from '@sluice/testkit';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAsyncPoller, createODataClient, ODATA_SPAN_ATTRIBUTES as A, type ODataClient } from '../src/index.js';
+import { createAsyncPoller, createODataClient, DeltaSync, ODATA_SPAN_ATTRIBUTES as A, type DeltaStore, type ODataClient } from '../src/index.js';
 
 let srv: ODataTestServer;
 const exporter = new InMemorySpanExporter();
@@ -82,5 +82,18 @@ describe('OData span attributes (otel plugin)', () => {
       { [A.operationType]: 'async_result' },
       { [A.operationType]: 'delete', [A.entitySet]: 'Orders' },
     ]);
+  });
+
+  it('delta pages are delta reads of the entity set, numbered', async () => {
+    const od = client();
+    for (const c of ['d1', 'd2', 'd3']) await od.from('Orders').create({ Customer: c, Amount: '1', Quantity: 1 });
+    const kept = new Map<string, string>();
+    const store: DeltaStore = { load: async (k) => kept.get(k), save: async (k, v) => { kept.set(k, v); }, clear: async (k) => { kept.delete(k); } };
+    const sync = new DeltaSync(od, od.from('Orders'), { store, key: 'o' });
+    for await (const _c of sync.changes()) { /* the full read */ }
+    for (const c of ['d4', 'd5', 'd6']) await od.from('Orders').create({ Customer: c, Amount: '1', Quantity: 1 });
+    exporter.reset();
+    for await (const _c of sync.changes()) { /* three changes in pages of two */ }
+    expect(odataOf(exporter.getFinishedSpans())).toEqual([1, 2].map((page) => ({ [A.operationType]: 'delta', [A.entitySet]: 'Orders', [A.pageNumber]: page })));
   });
 });

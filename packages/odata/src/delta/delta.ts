@@ -30,7 +30,11 @@ export interface DeltaSyncOptions {
   /** The key of this sync in the store (default: the entity set). */
   key?: string;
   signal?: AbortSignal;
+  /** Request the next page while the caller works on the current one, as `stream()` does (default true). */
+  prefetch?: boolean;
 }
+
+type DeltaPage = ReturnType<typeof pageOf>;
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
@@ -75,7 +79,9 @@ function changeOf(item: Record<string, unknown>, decode: (raw: unknown) => unkno
 /**
  * Keeps an entity set in step (OData v4 delta links, OData v2 SAP Gateway `__delta` links): `changes()` yields every entity on the first run and only the
  * changes afterwards; the delta link is saved to the store once the last page was read, so a job resumes
- * after a restart where it left off. Pages are read one at a time.
+ * after a restart where it left off. The next page is requested while the caller works on the current one
+ * (at most two pages in memory; `prefetch: false` reads them one at a time), and breaking out of the loop
+ * cancels it.
  *
  * @example
  * ```ts
@@ -86,8 +92,9 @@ function changeOf(item: Record<string, unknown>, decode: (raw: unknown) => unkno
 export class DeltaSync<T = Record<string, unknown>> {
   private readonly key: string;
   constructor(private readonly host: WriteHost, private readonly query: Query<T>, private readonly options: DeltaSyncOptions) {
-    checkOptionKeys('', options, ['store', 'key', 'signal']);
+    checkOptionKeys('', options, ['store', 'key', 'signal', 'prefetch']);
     if (typeof options.store?.load !== 'function') throw new ConfigError('store', 'must be a DeltaStore (load, save, clear)');
+    if (options.prefetch !== undefined && typeof options.prefetch !== 'boolean') throw new ConfigError('prefetch', `must be a boolean, got ${String(options.prefetch)}`);
     this.key = options.key ?? '';
   }
 
@@ -110,24 +117,44 @@ export class DeltaSync<T = Record<string, unknown>> {
     const decode = (raw: unknown): unknown => (protocol.decodeRecord ? protocol.decodeRecord(raw, { largeNumbers: this.host.writeSettings().largeNumbers, metadata: this.host.loadedMetadata(), entityType: undefined }) : raw);
     const pages = new PageCounter();
     const entitySet = entitySetOf(this.host.serviceURL, start);
-    for (;;) {
-      const span = { type: 'delta' as const, entitySet, page: pages.number(url) };
-      const response = await this.host.exchange({ method: 'GET', url, headers, signal: this.options.signal, span });
+    // Aborts the page prefetched when the caller stops reading (or its signal aborts).
+    const controller = new AbortController();
+    const outer = this.options.signal;
+    const signal = outer === undefined ? controller.signal : AbortSignal.any([outer, controller.signal]);
+    const load = async (pageURL: string): Promise<DeltaPage> => {
+      const span = { type: 'delta' as const, entitySet, page: pages.number(pageURL) };
+      const response = await this.host.exchange({ method: 'GET', url: pageURL, headers, signal, span });
       if (kept !== undefined && response.status === 410) {
         await response.cancel();
         await this.options.store.clear(this.storeKey());
         throw new DeltaExpiredError(410, 'The service no longer accepts the kept delta link (410 Gone): it was cleared; call changes() again for a full read');
       }
       if (response.status >= 400) throw await toODataError(response);
-      const page = pageOf((await response.json()) as Record<string, unknown>, protocol.version === '2.0');
-      for (const item of page.items) yield changeOf(item as Record<string, unknown>, decode) as DeltaChange<T>;
-      if (page.next !== undefined) {
-        url = this.host.links.resolve('next', page.next, url);
-        continue;
+      return pageOf((await response.json()) as Record<string, unknown>, protocol.version === '2.0');
+    };
+    let current = load(url);
+    try {
+      for (;;) {
+        const page = await current;
+        const nextURL = page.next === undefined ? undefined : this.host.links.resolve('next', page.next, url);
+        let ahead: Promise<DeltaPage> | undefined;
+        if (nextURL !== undefined && this.options.prefetch !== false) {
+          ahead = load(nextURL);
+          // Its failure is reported when the caller reaches that page, not as an unhandled rejection before.
+          ahead.catch(() => undefined);
+        }
+        for (const item of page.items) yield changeOf(item as Record<string, unknown>, decode) as DeltaChange<T>;
+        if (nextURL !== undefined) {
+          current = ahead ?? load(nextURL);
+          url = nextURL;
+          continue;
+        }
+        if (page.delta === undefined) throw new SluiceError(`The last page of a change-tracking read has no ${protocol.version === '2.0' ? 'd.__delta' : '@odata.deltaLink'}: the service does not track changes of this set`);
+        await this.options.store.save(this.storeKey(), this.host.links.resolve('deltaLink', page.delta, url));
+        return;
       }
-      if (page.delta === undefined) throw new SluiceError(`The last page of a change-tracking read has no ${protocol.version === '2.0' ? 'd.__delta' : '@odata.deltaLink'}: the service does not track changes of this set`);
-      await this.options.store.save(this.storeKey(), this.host.links.resolve('deltaLink', page.delta, url));
-      return;
+    } finally {
+      controller.abort();
     }
   }
 

@@ -3,6 +3,8 @@
 // orders changed since and removals (`@odata.removed`, 4.01 `@removed`). OData v2 as SAP Gateway does it:
 // the last page's `d.__delta` link carries `!deltatoken='<n>'`; removals are entries in `d.results` marked
 // as `$deletedEntity` with an `id` (the JSON form Apache Olingo's v2 library writes for tombstones).
+// v4 delta reads also report the Lines links of orders: added by a deep insert (`$link`), removed with the
+// order (`$deletedLink`), after the entities (JSON Format 4.0 sections 15.6, 15.7; 4.01 `@context`).
 import { ODataServerError } from '../errors.js';
 import { prefers, reply, type Exchange } from './exchange.js';
 import { orderJson } from './order-json.js';
@@ -15,6 +17,8 @@ interface DeltaForm {
   readonly tokenParam: string;
   link(token: number, skip?: number): string;
   removed(ref: string): string;
+  /** An added or deleted link, or undefined where the version has none (v2). */
+  navLink?(source: string, target: string, added: boolean): string;
   body(items: string[], tail: { next?: string; delta?: string }): string;
 }
 
@@ -33,6 +37,11 @@ function formOf(x: Exchange): DeltaForm {
     tokenParam: '$deltatoken',
     link: (token, skip) => `${x.root}Orders?$deltatoken=${token}${skip === undefined ? '' : `&$skiptoken=${skip}`}`,
     removed: (ref) => (v401 ? `{"@removed":{"reason":"deleted"},"@id":${JSON.stringify(ref)}}` : `{"@odata.removed":{"reason":"deleted"},"@odata.id":${JSON.stringify(ref)}}`),
+    navLink: (source, target, added) => {
+      const kind = added ? '$link' : '$deletedLink';
+      const ctx = v401 ? `"@context":${JSON.stringify(`#Orders/${kind}`)}` : `"@odata.context":${JSON.stringify(`${x.root}$metadata#Orders/${kind}`)}`;
+      return `{${ctx},"source":${JSON.stringify(source)},"relationship":"Lines","target":${JSON.stringify(target)}}`;
+    },
     body: (items, tail) => `{"@odata.context":${context},"value":[${items.join(',')}],${tail.next ? `"@odata.nextLink":${JSON.stringify(tail.next)}` : `"@odata.deltaLink":${JSON.stringify(tail.delta)}`}}`,
   };
 }
@@ -52,16 +61,27 @@ export async function deltaRead(x: Exchange, store: OrderStore): Promise<boolean
   if (!/^\d+$/.test(token) || !Number.isSafeInteger(since) || since < store.expiredBefore || since > store.seq) {
     throw new ODataServerError(410, 'Gone', `The delta token ${token} has expired: read the collection again`);
   }
-  // The latest change of each order since the token, in change order.
+  // The latest change of each order since the token, in change order, then of each link (v4).
   const latest = new Map<number, boolean>();
-  for (const c of store.changes) if (c.seq > since) { latest.delete(c.id); latest.set(c.id, c.deleted); }
-  const all = [...latest];
-  const skip = Number(params.get('$skiptoken') ?? 0);
-  const page = all.slice(skip, skip + PAGE);
-  const items = page.map(([id, deleted]) => {
+  const links = new Map<number, { order: number; added: boolean }>();
+  for (const c of store.changes) {
+    if (c.seq <= since) continue;
+    if (c.link !== undefined) {
+      links.delete(c.link);
+      links.set(c.link, { order: c.id, added: !c.deleted });
+    } else {
+      latest.delete(c.id);
+      latest.set(c.id, c.deleted);
+    }
+  }
+  const link = form.navLink;
+  const all: Array<() => string> = [...latest].map(([id, deleted]) => () => {
     if (!deleted && store.orders.has(id)) return orderJson(store, store.orders.get(id)!, x.dialect, x.root, false);
     return form.removed(`${x.root}Orders(${id})`);
   });
+  if (link !== undefined) for (const [line, l] of links) all.push(() => link(`${x.root}Orders(${l.order})`, `${x.root}OrderLines(${line})`, l.added));
+  const skip = Number(params.get('$skiptoken') ?? 0);
+  const items = all.slice(skip, skip + PAGE).map((write) => write());
   const more = skip + PAGE < all.length;
   await reply(x, 200, {}, form.body(items, more ? { next: form.link(since, skip + PAGE) } : { delta: form.link(store.seq) }));
   return true;

@@ -131,8 +131,11 @@ export class OrderStore {
   private nextOrder = 1;
   private nextLine = 1;
   private tick = Date.UTC(2026, 0, 1);
-  /** Change log for delta reads: one entry per create, update or delete of an order, in order. */
-  readonly changes: Array<{ seq: number; id: number; deleted: boolean }> = [];
+  /**
+   * Change log for delta reads: one entry per create, update or delete of an order, in order, and one per
+   * link between an order and a line added (a deep insert) or removed (the order deleted): `link`.
+   */
+  readonly changes: Array<{ seq: number; id: number; deleted: boolean; link?: number }> = [];
   /** Delta tokens below this sequence number are expired (answered 410). */
   expiredBefore = 0;
 
@@ -141,8 +144,8 @@ export class OrderStore {
     return this.changes.at(-1)?.seq ?? 0;
   }
 
-  private log(id: number, deleted: boolean): void {
-    this.changes.push({ seq: this.seq + 1, id, deleted });
+  private log(id: number, deleted: boolean, link?: number): void {
+    this.changes.push(link === undefined ? { seq: this.seq + 1, id, deleted } : { seq: this.seq + 1, id, deleted, link });
   }
 
   /** The ETag of an order: weak, from its version counter. */
@@ -180,6 +183,7 @@ export class OrderStore {
     }
     this.orders.set(id, order);
     this.log(id, false);
+    for (const line of order.lines) this.log(id, false, line);
     return order;
   }
 
@@ -211,7 +215,10 @@ export class OrderStore {
 
   delete(id: number): void {
     const order = this.get(id);
-    for (const line of order.lines) this.lines.delete(line);
+    for (const line of order.lines) {
+      this.lines.delete(line);
+      this.log(id, true, line);
+    }
     this.orders.delete(id);
     this.log(id, true);
   }
