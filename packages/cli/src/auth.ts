@@ -57,11 +57,12 @@ function tokenParams(pairs: readonly string[]): Record<string, string> {
 }
 
 /**
- * Decides the auth method: a bearer token, Basic, OAuth client credentials (client id, secret and token
- * URL), or OAuth authorization code with PKCE (client id, token URL and authorization URL). Mixing two
- * methods is a usage error rather than a guess.
+ * Decides the auth method: a bearer token, Basic, OAuth client credentials (client id, token URL and a
+ * secret, or without a secret the client certificate of `--cert`/`--pfx`: RFC 8705 `tls_client_auth`),
+ * or OAuth authorization code with PKCE (client id, token URL and authorization URL). Mixing two methods
+ * is a usage error rather than a guess.
  */
-export function resolveAuth(flags: AuthFlags, env: Env): AuthPlan {
+export function resolveAuth(flags: AuthFlags, env: Env, clientCertificate = false): AuthPlan {
   const token = setting(flags, env, 'token');
   const user = setting(flags, env, 'user');
   const password = setting(flags, env, 'password');
@@ -90,8 +91,15 @@ export function resolveAuth(flags: AuthFlags, env: Env): AuthPlan {
   const extraParams = tokenParams(flags.tokenParam ?? []);
   const base = { clientId, tokenURL, scopes, extraParams, ...(clientSecret === undefined ? {} : { clientSecret }) };
   if (authURL) return { kind: 'authorization-code', config: { ...base, grantType: 'authorization_code', authorizationURL: authURL, pkce: true }, browser: flags.browser !== false };
+  if (clientSecret === undefined && clientCertificate) {
+    // RFC 8705 2: the client certificate of the TLS connection authenticates the client (SAP BTP x509 credentials).
+    return { kind: 'client-credentials', config: { ...base, grantType: 'client_credentials', tokenEndpointAuthMethod: 'tls_client_auth' } };
+  }
   if (clientSecret === undefined) {
-    throw new UsageError('OAuth client credentials need a client secret', `set ${AUTH_ENV.clientSecret}, or pass --auth-url for a sign-in in the browser`);
+    throw new UsageError(
+      'OAuth client credentials need a client secret or a client certificate',
+      `set ${AUTH_ENV.clientSecret}, pass --cert/--key or --pfx (tls_client_auth), or pass --auth-url for a sign-in in the browser`,
+    );
   }
   return { kind: 'client-credentials', config: { ...base, grantType: 'client_credentials' } };
 }

@@ -43,7 +43,7 @@ function describeAuth(plan: AuthPlan): string {
     case 'none': return 'no authentication';
     case 'bearer': return 'bearer token (hidden)';
     case 'basic': return `Basic as ${plan.user} (password hidden)`;
-    case 'client-credentials': return `OAuth client credentials as ${plan.config.clientId} at ${plan.config.tokenURL}`;
+    case 'client-credentials': return `OAuth client credentials as ${plan.config.clientId} at ${plan.config.tokenURL}${plan.config.tokenEndpointAuthMethod === 'tls_client_auth' ? ', authenticated by the client certificate' : ''}`;
     case 'authorization-code': return `OAuth authorization code with PKCE as ${plan.config.clientId} at ${plan.config.authorizationURL ?? ''}`;
   }
 }
@@ -70,7 +70,7 @@ function requestLog(terminal: Terminal): Plugin {
  */
 export async function openService(serviceURL: string, flags: ConnectionFlags, terminal: Terminal, signal: AbortSignal, defaultVersion: 'auto' | '4' = 'auto'): Promise<ODataClient> {
   checkServiceURL(serviceURL);
-  const plan = resolveAuth(flags, terminal.env);
+  const plan = resolveAuth(flags, terminal.env, flags.cert !== undefined || flags.pfx !== undefined);
   terminal.debug(`auth: ${describeAuth(plan)}`);
   const headers = parseHeaders(flags.header ?? []);
   if ('authorization' in headers && plan.kind !== 'none') throw new UsageError('--header Authorization conflicts with the auth flags', 'use one of them');

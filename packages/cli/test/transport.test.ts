@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort } from './helpers.js';
-import { createTestPKI, sluiceCLI, startForwardProxy, startODataServer, type ForwardProxy, type ODataTestServer, type SluiceCLI, type TestPKI } from '@sluice/testkit';
+import {
+  createTestPKI, MTLS_CLIENT, sluiceCLI, startForwardProxy, startMTLSProvider, startODataServer,
+  type ForwardProxy, type MTLSProvider, type ODataTestServer, type SluiceCLI, type TestPKI,
+} from '@sluice/testkit';
 
 let pki: TestPKI;
 let cli: SluiceCLI;
@@ -9,17 +12,20 @@ let tlsSrv: ODataTestServer;
 /** https that also requires a client certificate from the test CA (mutual TLS). */
 let mtlsSrv: ODataTestServer;
 let proxy: ForwardProxy;
+/** oidc-provider on https with the test PKI, authenticating its client by certificate (RFC 8705). */
+let op: MTLSProvider;
 
 beforeAll(async () => {
   [pki, cli, proxy] = await Promise.all([createTestPKI(), sluiceCLI(), startForwardProxy()]);
   const server = { cert: pki.server.cert, key: pki.server.key };
-  [tlsSrv, mtlsSrv] = await Promise.all([
+  [tlsSrv, mtlsSrv, op] = await Promise.all([
     startODataServer({ products: 7, tls: server }),
     startODataServer({ products: 7, tls: { ...server, ca: pki.ca, requestCert: true, rejectUnauthorized: true } }),
+    startMTLSProvider(pki),
   ]);
 });
 afterAll(async () => {
-  await Promise.all([tlsSrv?.close(), mtlsSrv?.close(), proxy?.close()]);
+  await Promise.all([tlsSrv?.close(), mtlsSrv?.close(), proxy?.close(), op?.close()]);
   await pki?.close();
 });
 
@@ -98,6 +104,30 @@ describe('mutual TLS: --cert, --key, --pfx', () => {
       expect(r.code, flags.join(' ')).toBe(2);
       expect(r.stderr).toMatch(message);
     }
+  });
+});
+
+describe('OAuth over the same TLS settings', () => {
+  it('authenticates the client by its certificate at an https token endpoint when there is no secret (tls_client_auth)', async () => {
+    const before = op.tokenRequests.length;
+    const r = await run(
+      ['count', mtlsSrv.v4, 'Products', '--ca', pki.caPath, '--cert', pki.client.certPath, '--key', pki.client.keyPath, '--verbose'],
+      { SLUICE_CLIENT_ID: MTLS_CLIENT.clientId, SLUICE_TOKEN_URL: op.tokenURL },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('7');
+    expect(r.stderr).toContain('authenticated by the client certificate');
+    expect(op.tokenRequests.slice(before)).toEqual([
+      expect.objectContaining({ clientCertificate: 'sluice-client', status: 200, form: expect.objectContaining({ grant_type: 'client_credentials', client_id: MTLS_CLIENT.clientId }) }),
+    ]);
+    expect(op.grants.at(-1)).toBe(MTLS_CLIENT.clientId);
+    expect(mtlsSrv.requests.at(-1)!.headers.authorization).toMatch(/^Bearer /);
+  });
+
+  it('still asks for a secret or a certificate when neither is given (exit code 2)', async () => {
+    const r = await run(['count', mtlsSrv.v4, 'Products', '--ca', pki.caPath], { SLUICE_CLIENT_ID: MTLS_CLIENT.clientId, SLUICE_TOKEN_URL: op.tokenURL });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/need a client secret or a client certificate.*--cert\/--key or --pfx/);
   });
 });
 
