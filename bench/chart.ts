@@ -11,6 +11,8 @@ export interface ChartRatio {
   ratio: number;
   /** sluice's operations/s / the peer's, when measured. */
   throughput?: number;
+  /** A correctness finding shown beside the bar, e.g. "1000 of 2000 Int64 wrong". */
+  note?: string;
 }
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -41,7 +43,7 @@ export function ratioChart(ratios: ChartRatio[], subtitle: string): string {
   const plotW = 460;
   const top = 64;
   const height = top + groups.length * groupH + ratios.length * rowH + 40;
-  const width = left + plotW + 90;
+  const width = left + plotW + (ratios.some((r) => r.note) ? 230 : 90);
   const lo = Math.min(0.5, ...ratios.map((r) => r.ratio));
   const hi = Math.max(2, ...ratios.map((r) => r.ratio));
   const l0 = Math.log10(lo) - 0.05;
@@ -69,7 +71,8 @@ export function ratioChart(ratios: ChartRatio[], subtitle: string): string {
       const color = r.ratio >= 1 ? '#2e7d32' : '#e65100';
       out.push(`<text x="${left - 8}" y="${y + 14}" text-anchor="end">${esc(r.peer)}</text>`);
       out.push(`<rect x="${Math.min(x1, xv).toFixed(1)}" y="${y + 3}" width="${Math.max(1, Math.abs(xv - x1)).toFixed(1)}" height="${rowH - 8}" fill="${color}"/>`);
-      out.push(`<text x="${(Math.max(x1, xv) + 6).toFixed(1)}" y="${y + 14}" fill="#333">${r.ratio.toFixed(2)}×</text>`);
+      out.push(`<text x="${(Math.max(x1, xv) + 6).toFixed(1)}" y="${y + 14}" fill="#333">${r.ratio.toFixed(2)}×` +
+        `${r.note ? `<tspan fill="#c62828"> ${esc(r.note)}</tspan>` : ''}</text>`);
       y += rowH;
     }
   }

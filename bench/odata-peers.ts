@@ -101,7 +101,8 @@ function table(results: Measured[], pageSize: number, chart: ChartRatio[] | unde
         `${isBase ? '1.00' : cpuRatio.toFixed(2)} | ${fmt(median(m.rssMB), 1)} MB | ${m.int64Wrong} of ${m.int64Checked} |`,
     );
     if (chart && !isBase) {
-      chart.push({ group: `OData ${protocol}, pages of ${fmt(pageSize)}`, peer: label.replace(/`/g, ''), ratio: cpuRatio, throughput: 1 / rateRatio });
+      chart.push({ group: `OData ${protocol}, pages of ${fmt(pageSize)}`, peer: label.replace(/`/g, ''), ratio: cpuRatio, throughput: 1 / rateRatio,
+        note: m.int64Wrong > 0 ? `${m.int64Wrong} of ${m.int64Checked} Int64 wrong` : undefined });
     }
   }
   return [

@@ -1,5 +1,5 @@
 // Runs the benchmarks and writes bench/RESULTS.md. `npm run bench` compiles them (bench/tsup.config.ts)
-// and runs all; `npm run bench -- core` runs those whose name contains "core". Each suite is a module exporting `name` and `run()`, which
+// and runs all; `npm run bench -- core` runs those whose name contains "core" (several names: any of them). Each suite is a module exporting `name` and `run()`, which
 // returns a Markdown section (measurements in one run, reported as ratios where peers are compared), or the
 // section with ratios for the chart (bench/results.svg, drawn from the suites that ran; see bench/chart.ts).
 import { writeFile } from 'node:fs/promises';
@@ -25,12 +25,13 @@ const suites: string[] = [
   './redis.ts',
 ];
 
-const filter = process.argv[2];
+const filters = process.argv.slice(2);
+const filter = filters.length > 0;
 const sections: string[] = [];
 const ratios: ChartRatio[] = [];
 for (const file of suites) {
   const suite = (await import(import.meta.url.endsWith('.js') ? file.replace(/\.ts$/, '.js') : file)) as BenchSuite;
-  if (filter && !suite.name.includes(filter)) continue;
+  if (filter && !filters.some((f) => suite.name.includes(f))) continue;
   console.log(`# ${suite.name}`);
   const result = await suite.run();
   const section = typeof result === 'string' ? result : result.markdown;
