@@ -31,7 +31,7 @@ export function ratiosFromTable(markdown: string, group: string): ChartRatio[] {
   if (!sluice || !(cpu(sluice) > 0)) return [];
   return body
     .filter((r) => !r[0]!.startsWith('sluice') && cpu(r) > 0)
-    .map((r) => ({ group, peer: r[0]!.replace(/`/g, ''), ratio: cpu(r) / cpu(sluice) }));
+    .map((r) => ({ group: `${group}: ${header[col]}`, peer: r[0]!.replace(/`/g, ''), ratio: cpu(r) / cpu(sluice) }));
 }
 
 /** The SVG chart of `ratios`, grouped in the order the groups first appear. */
@@ -72,7 +72,7 @@ export function ratioChart(ratios: ChartRatio[], subtitle: string): string {
       out.push(`<text x="${left - 8}" y="${y + 14}" text-anchor="end">${esc(r.peer)}</text>`);
       out.push(`<rect x="${Math.min(x1, xv).toFixed(1)}" y="${y + 3}" width="${Math.max(1, Math.abs(xv - x1)).toFixed(1)}" height="${rowH - 8}" fill="${color}"/>`);
       out.push(`<text x="${(Math.max(x1, xv) + 6).toFixed(1)}" y="${y + 14}" fill="#333">${r.ratio.toFixed(2)}×` +
-        `${r.note ? `<tspan fill="#c62828"> ${esc(r.note)}</tspan>` : ''}</text>`);
+        `${r.note ? `<tspan dx="8" fill="#c62828">${esc(r.note)}</tspan>` : ''}</text>`);
       y += rowH;
     }
   }

@@ -93,7 +93,8 @@ function fetchLoop(job: ReadJob, version: 4 | 2): Reader {
 
 interface SapEntity { id: number; stock: unknown }
 interface SapRequest { top(n: number): SapRequest; skip(n: number): SapRequest; execute(dest: { url: string }): Promise<SapEntity[]> }
-interface SapClient { demo(): { productsApi: { requestBuilder(): { getAll(): SapRequest } } } }
+type SapProducts = { requestBuilder(): { getAll(): SapRequest } };
+interface SapClient { demo(): { productsApi: SapProducts } }
 type ExecuteHttpRequest = (dest: { url: string }, config: { method: string; url: string }) => Promise<{ data: V4Page }>;
 
 /** The destination: the service root without its trailing slash (the generated client's base path is "/"). */
@@ -110,6 +111,17 @@ function sapTyped(job: ReadJob): Reader {
         if (page.length === 0) break;
         for (const p of page) sink.add(p.id, p.stock);
       }
+    },
+    close: async () => {},
+  };
+}
+
+/** The SAP SDK's generated client as its documentation shows a read of all records: one `getAll().execute()`. */
+function sapGetAll(job: ReadJob): Reader {
+  const { productsApi } = (peerRequire(job.sapClient) as SapClient).demo();
+  return {
+    async read(sink) {
+      for (const p of await productsApi.requestBuilder().getAll().execute(destination(job))) sink.add(p.id, p.stock);
     },
     close: async () => {},
   };
@@ -160,6 +172,7 @@ export const READERS = {
   'pool-v4': { label: 'hand loop: `undici.Pool` + JSON.parse + nextLink', protocol: 'v4', open: (j: ReadJob) => poolLoop(j, 4) },
   'fetch-v4': { label: 'hand loop: `fetch` + `res.json()` + nextLink', protocol: 'v4', open: (j: ReadJob) => fetchLoop(j, 4) },
   'sap-typed': { label: 'SAP Cloud SDK, generated client, top/skip pages', protocol: 'v4', open: sapTyped },
+  'sap-getall': { label: 'SAP Cloud SDK, generated client, one `getAll()`', protocol: 'v4', open: sapGetAll },
   'sap-raw': { label: 'SAP Cloud SDK, `executeHttpRequest` + nextLink', protocol: 'v4', open: sapRaw },
   'odata-client': { label: '`@odata/client`, top/skip pages', protocol: 'v4', open: odataClient },
   'sluice-v2': { label: 'sluice `stream()`', protocol: 'v2', open: (j: ReadJob) => sluice(j, '2.0') },
