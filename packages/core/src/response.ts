@@ -40,6 +40,7 @@ function asBytes(_response: SluiceResponse, bytes: Uint8Array): Uint8Array {
 }
 
 function asText(_response: SluiceResponse, bytes: Uint8Array): string {
+  if (Buffer.isBuffer(bytes)) return bytes.toString('utf8');
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 

@@ -9,7 +9,10 @@ export interface TransportRequest {
   readonly path: string;
   /** Upper-case method. */
   readonly method: string;
-  /** Lower-case header names. */
+  /**
+   * Lower-case header names. Read it, never change it: the client may hand the same object (its default
+   * headers) to many requests.
+   */
   readonly headers: Record<string, string>;
   /** Body, or undefined. */
   readonly body: BodyInit | undefined;

@@ -200,6 +200,16 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): {
   headers: Record<string, string>;
   setCookie: string[] | undefined;
 } {
+  // undici's record is fresh per response: used as it is when every value is a single string (the usual case).
+  let plain = true;
+  for (const name in raw) {
+    const value = raw[name];
+    if (typeof value !== 'string' || name === 'set-cookie') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return { headers: raw as Record<string, string>, setCookie: undefined };
   const headers: Record<string, string> = {};
   let setCookie: string[] | undefined;
   for (const name in raw) {
