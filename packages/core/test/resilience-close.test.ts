@@ -51,16 +51,15 @@ describe('close() with resilience on', () => {
     const server = await startServer((_req, res) => sendJSON(res, 503, {}));
     try {
       const before = timers();
-      const client = createClient({ baseURL: server.origin, retry: { maxAttempts: 3, waitBase: 20_000, maxWait: 60_000 } });
+      // The retry wait (60 s or more) outlasts the test: only the close can end it.
+      const client = createClient({ baseURL: server.origin, retry: { maxAttempts: 3, waitBase: 60_000, maxWait: 120_000 } });
       const pending = client.get('x').catch((e: unknown) => e);
       while (server.requests.length === 0) await new Promise((r) => setImmediate(r));
       for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-      const closedAt = performance.now();
       await client.close();
       const error = await pending;
       expect(error).toBeInstanceOf(SluiceError);
       expect((error as Error).message).toBe('The client is closed');
-      expect(performance.now() - closedAt).toBeLessThan(500);
       expect(timers()).toBeLessThanOrEqual(before);
     } finally {
       await server.close();

@@ -23,21 +23,23 @@ async function throttling(status: number, retryAfter: string): Promise<TestServe
 
 describe('pause on Retry-After', () => {
   it('a 429 with Retry-After holds back every caller of the client, not only the one that got it', async () => {
-    const s = await throttling(429, '1');
+    const s = await throttling(429, '2');
     const other = await startServer((_req, res) => sendJSON(res, 200, { other: true }));
     servers.push(other);
     client = createClient({ baseURL: s.origin, retry: false });
     await expect(client.get('first')).rejects.toMatchObject({ status: 429 });
-    const startedOther = performance.now();
+    // Another origin is not paused: its answer comes while this origin's callers still wait.
+    let pausedSentWhenOtherAnswered = -1;
     const [second, third, elsewhere] = await Promise.all([
-      client.getJSON('second'), client.getJSON('third'), client.getJSON(`${other.origin}/x`).then((v) => [v, performance.now() - startedOther] as const),
+      client.getJSON('second'), client.getJSON('third'),
+      client.getJSON(`${other.origin}/x`).then((v) => { pausedSentWhenOtherAnswered = s.requests.length - 1; return v; }),
     ]);
+    expect(elsewhere).toEqual({ other: true });
+    expect(pausedSentWhenOtherAnswered).toBe(0);
     expect(second).toEqual({ ok: true });
     expect(third).toEqual({ ok: true });
     const [first, ...later] = s.requests.map((r) => r.at);
-    for (const at of later) expect(at - first!).toBeGreaterThanOrEqual(1000 - 15);
-    // Another origin is not paused.
-    expect(elsewhere[1]).toBeLessThan(500);
+    for (const at of later) expect(at - first!).toBeGreaterThanOrEqual(2000 - 15);
   });
 
   it('a 503 pause is capped at maxPause', async () => {
@@ -47,7 +49,8 @@ describe('pause on Retry-After', () => {
     await client.getJSON('second');
     const gap = s.requests[1]!.at - s.requests[0]!.at;
     expect(gap).toBeGreaterThanOrEqual(150 - 5);
-    expect(gap).toBeLessThan(1000);
+    // Far below the hour the server asked for (a bound no stall of a loaded machine reaches).
+    expect(gap).toBeLessThan(10_000);
   });
 
   it('pauseOnRetryAfter: false sends at once', async () => {
@@ -55,20 +58,20 @@ describe('pause on Retry-After', () => {
     client = createClient({ baseURL: s.origin, retry: false, pauseOnRetryAfter: false });
     await expect(client.get('first')).rejects.toBeInstanceOf(HttpError);
     await client.getJSON('second');
-    expect(s.requests[1]!.at - s.requests[0]!.at).toBeLessThan(100);
+    // Without the option the second request would wait maxPause (60 s by default).
+    expect(s.requests[1]!.at - s.requests[0]!.at).toBeLessThan(10_000);
   });
 
   it('aborting a request that waits out a pause ends it at once, without sending', async () => {
-    const s = await throttling(429, '30');
+    const s = await throttling(429, '60');
     client = createClient({ baseURL: s.origin, retry: false });
     await expect(client.get('first')).rejects.toMatchObject({ status: 429 });
     const controller = new AbortController();
     const waiting = client.get('second', { signal: controller.signal }).catch((e: unknown) => e);
     await new Promise((r) => setImmediate(r));
-    const abortedAt = performance.now();
+    // The pause lasts 60 s, longer than the test may run: only the abort can end the wait.
     controller.abort();
     expect(await waiting).toBeInstanceOf(AbortError);
-    expect(performance.now() - abortedAt).toBeLessThan(200);
     expect(s.requests).toHaveLength(1);
   });
 });
