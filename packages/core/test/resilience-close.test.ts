@@ -16,7 +16,7 @@ describe('close() with resilience on', () => {
       const before = timers();
       const client = createClient({
         baseURL: server.origin,
-        rateLimit: { requestsPerSecond: 2, burst: 2 },
+        rateLimit: { requestsPerSecond: 0.01, burst: 2 }, // after the burst, one token per 100 s: the waiters cannot finish before close()
         circuitBreaker: true,
         bulkhead: { maxConcurrent: 10 },
         retry: { maxAttempts: 5, waitBase: 10_000, maxWait: 60_000 },
