@@ -22,6 +22,9 @@ const WARMUP = 20_000;
 const KEYS = (Object.keys(READERS) as ReaderKey[]).filter((k) => k !== 'sap-getall');
 /** Page size 5,000: the fast clients and the SAP client (its cost is per record, not per page). */
 const KEYS_5000: ReaderKey[] = ['sluice-v4', 'pool-v4', 'sap-typed', 'sluice-v2', 'pool-v2'];
+/** Readers that need bench/peers/ installed, and those that need the generated SAP client too. */
+const NEEDS_PEERS: ReaderKey[] = ['sap-typed', 'sap-raw', 'sap-getall', 'odata-client'];
+const NEEDS_SAP_CLIENT: ReaderKey[] = ['sap-typed', 'sap-getall'];
 const root = fileURLToPath(new URL(import.meta.url.includes('/bench/.out/') ? '../..' : '..', import.meta.url));
 
 function runChild(req: ChildRequest): Promise<ChildResult> {
@@ -52,8 +55,8 @@ interface Measured {
  * Runs `keys` in `ROUNDS` interleaved rounds (order rotated), each read in a fresh child process, after one
  * round that is not counted (it fills the server's page cache, so no client pays for the server's first pass).
  */
-async function measure(keys: ReaderKey[], job: ReadJob): Promise<Measured[]> {
-  const out: Measured[] = keys.map((key) => ({ key, rate: [], cpu: [], rssMB: [], int64Wrong: 0, int64Checked: 0 }));
+async function measure(keys: ReaderKey[], job: ReadJob, unavailable: Map<ReaderKey, string>): Promise<Measured[]> {
+  const out: Measured[] = keys.map((key) => ({ key, rate: [], cpu: [], rssMB: [], int64Wrong: 0, int64Checked: 0, failure: unavailable.get(key) }));
   for (let round = -1; round < ROUNDS; round++) {
     for (let k = 0; k < keys.length; k++) {
       const m = out[(k + Math.max(round, 0)) % keys.length]!;
@@ -91,7 +94,7 @@ function table(results: Measured[], pageSize: number, chart: ChartRatio[] | unde
     const { label, protocol } = READERS[m.key];
     const base = results.find((r) => r.key === `sluice-${protocol}`);
     if (m.failure || !base || base.failure) {
-      rows.push(`| ${protocol} | ${label} | failed: ${m.failure ?? 'sluice row failed'} | | | | | |`);
+      rows.push(`| ${protocol} | ${label} | failed: ${(m.failure ?? 'sluice row failed').replace(/\|/g, '/')} | | | | | |`);
       continue;
     }
     const isBase = m === base;
@@ -113,22 +116,39 @@ function table(results: Measured[], pageSize: number, chart: ChartRatio[] | unde
   ];
 }
 
+/** Marks `keys` unavailable for `why`, so their rows say so and the rest of the suite still runs. */
+function markUnavailable(unavailable: Map<ReaderKey, string>, keys: ReaderKey[], why: string): void {
+  for (const k of keys) if (!unavailable.has(k)) unavailable.set(k, why);
+}
+
 export async function run(): Promise<{ markdown: string; ratios: ChartRatio[] }> {
-  ensurePeers();
+  const unavailable = new Map<ReaderKey, string>();
+  try {
+    ensurePeers();
+  } catch (err) {
+    markUnavailable(unavailable, NEEDS_PEERS, `peer clients not installed (${(err as Error).message})`);
+  }
   const lines = ['## OData clients compared (`odata-peers`)', ''];
   const ratios: ChartRatio[] = [];
   const started = performance.now();
   for (const pageSize of [1000, 5000]) {
     const server = await startPeerServer(RECORDS, pageSize);
     try {
-      const sapClient = await generateSapClient(server.v4);
+      let sapClient = '';
+      if (!unavailable.has('sap-typed')) {
+        try {
+          sapClient = await generateSapClient(server.v4);
+        } catch (err) {
+          markUnavailable(unavailable, NEEDS_SAP_CLIENT, `SAP client generation failed: ${(err as Error).message.split('\n')[0]!}`);
+        }
+      }
       const job: ReadJob = { v4: server.v4, v2: server.v2, records: RECORDS, pageSize, sapClient };
-      const results = await measure(pageSize === 1000 ? KEYS : KEYS_5000, job);
+      const results = await measure(pageSize === 1000 ? KEYS : KEYS_5000, job, unavailable);
       lines.push(
         `### ${fmt(RECORDS)} records, pages of ${fmt(pageSize)} (${ROUNDS} interleaved rounds, median; one child process per read)`, '',
         ...table(results, pageSize, ratios), '',
       );
-      if (pageSize === 1000) {
+      if (pageSize === 1000 && !unavailable.has('sap-getall')) {
         const once = await runChild({ key: 'sap-getall', job, warmup: 0 });
         lines.push(
           `The SAP client's one-call read of the whole set, \`productsApi.requestBuilder().getAll().execute(destination)\`, returned`,
