@@ -53,7 +53,8 @@ class ExchangeSignal {
   reason: unknown = undefined;
   private listener: (() => void) | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly onCallerAbort = (): void => this.abort(this.caller!.reason);
+  /** Set only with a caller's signal: no closure per exchange without one. */
+  private onCallerAbort: (() => void) | undefined;
 
   private phase: 'headers' | 'body' = 'headers';
 
@@ -64,6 +65,7 @@ class ExchangeSignal {
         this.reason = caller.reason;
         return;
       }
+      this.onCallerAbort = (): void => this.abort(caller.reason);
       caller.addEventListener('abort', this.onCallerAbort, { once: true });
     }
     if (timeout !== false) {
@@ -87,7 +89,7 @@ class ExchangeSignal {
   finish(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    this.caller?.removeEventListener('abort', this.onCallerAbort);
+    if (this.onCallerAbort !== undefined) this.caller!.removeEventListener('abort', this.onCallerAbort);
   }
 
   addEventListener(_type: 'abort', listener: () => void): void {
