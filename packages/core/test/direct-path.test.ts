@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendJSON, startServer, type TestServer } from '@sluice/testkit';
-import { createClient, type Plugin } from '@sluice/core';
+import { createClient, type Client, type Plugin } from '@sluice/core';
 import { closeAfterEach } from './close-after-each.js';
 import { transports } from './transports.js';
 
@@ -9,6 +10,26 @@ const PATHS = [
   'users/42', 'users/42/', "People('russell')/Friends", 'Products(1)/Name', 'a.b/c.json', 'a//b', '', 'x-y_z~1!$&*+,;=@',
   '/users', '//users', './users', 'a/./b', 'a/b/../c', '.hidden', 'a/.well-known', 'a%20b', 'a b', 'ä', 'a?x=1', 'a#frag', 'a\\b', 'k:v', 'a/%2e/b',
 ];
+
+/** What the server saw for a request to `path`, or the error's name and message. */
+async function outcome(client: Client, path: string): Promise<string> {
+  try {
+    return (await client.getJSON<{ url: string }>(path)).url;
+  } catch (error) {
+    return `${(error as Error).name}: ${(error as Error).message}`;
+  }
+}
+
+/** The same through the general resolution: `client.resolve(path)` (no shortcut), sent as an absolute URL. */
+async function generalOutcome(client: Client, path: string): Promise<string> {
+  let url: string;
+  try {
+    url = client.resolve(path).url;
+  } catch (error) {
+    return `${(error as Error).name}: ${(error as Error).message}`;
+  }
+  return outcome(client, url);
+}
 
 describe.each(transports)('requests sent directly to the transport (%s transport)', (_name, makeTransport) => {
   let server: TestServer;
@@ -20,23 +41,25 @@ describe.each(transports)('requests sent directly to the transport (%s transport
     await server.close();
   });
 
-  it('sends every path to the same target as the general path (a client with a plugin), or fails alike', async () => {
-    const baseURL = `${server.origin}/api/v1`;
-    const direct = track(createClient({ baseURL, retry: false, transport: makeTransport() }));
-    const general = track(createClient({ baseURL, retry: false, transport: makeTransport(), plugins: [{ name: 'noop', onRequest() {} }] }));
-    const outcome = async (client: typeof direct, path: string): Promise<string> => {
-      try {
-        return (await client.getJSON<{ url: string }>(path)).url;
-      } catch (error) {
-        return `${(error as Error).name}: ${(error as Error).message}`;
-      }
-    };
+  it('sends every path to the target the general resolution gives (client.resolve, sent as an absolute URL), or fails alike', async () => {
+    const client = track(createClient({ baseURL: `${server.origin}/api/v1`, retry: false, transport: makeTransport() }));
     for (const path of PATHS) {
-      const sent = await outcome(direct, path);
-      expect(sent, path).toBe(await outcome(general, path));
+      const sent = await outcome(client, path);
+      expect(sent, path).toBe(await generalOutcome(client, path));
       if (!sent.includes('Error')) expect(sent.startsWith('/api/v1/'), `${path} -> ${sent}`).toBe(true);
     }
-    expect(await outcome(direct, 'users/42')).toBe('/api/v1/users/42');
+    expect(await outcome(client, 'users/42')).toBe('/api/v1/users/42');
+  });
+
+  it('agrees with the general resolution on random paths built from the characters that matter', async () => {
+    const client = track(createClient({ baseURL: `${server.origin}/api/v1`, retry: false, transport: makeTransport() }));
+    const char = fc.constantFrom('a', 'Z', '0', '.', '/', '%', '2', 'e', ':', '?', '#', '\\', ' ', "'", '(', ')', '=', '&', 'é');
+    await fc.assert(
+      fc.asyncProperty(fc.array(char, { maxLength: 12 }).map((chars) => chars.join('')), async (path) => {
+        expect(await outcome(client, path)).toBe(await generalOutcome(client, path));
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('gives each request its own headers: a json body or request headers never leak into the defaults', async () => {
