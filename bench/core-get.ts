@@ -51,7 +51,8 @@ async function againstPool(port: number): Promise<{ markdown: string; ratios: Ch
   };
   for (let round = 0; round < POOL_ROUNDS; round++) {
     for (const concurrency of IN_FLIGHT) {
-      const order = round % 2 === 0 ? POOL_CONTENDERS : [...POOL_CONTENDERS].reverse();
+      // Rotated each round, so every client takes every place in the order (a place has its own bias here).
+      const order = POOL_CONTENDERS.map((_, i) => POOL_CONTENDERS[(i + round) % POOL_CONTENDERS.length]!);
       const results = new Map<string, ChildResult>();
       for (const [, contender] of order) results.set(contender, await runChild(contender, concurrency, POOL_REQUESTS, port));
       results.set('sluice-memory', await runChild('sluice-memory', concurrency, POOL_REQUESTS * 5, port));
@@ -83,7 +84,7 @@ async function againstPool(port: number): Promise<{ markdown: string; ratios: Ch
     '',
     `${POOL_REQUESTS} \`getJSON\` GETs of a 90-byte JSON document per client and round after a warm-up, keep-alive, server in a`,
     `child process on 127.0.0.1, each client in a process of its own (bench/core-get-child.ts); ${POOL_ROUNDS} interleaved rounds`,
-    '(order reversed every other round), medians. CPU is the client process\'s own (user + system) per request. The',
+    '(the order rotated every round), medians. CPU is the client process\'s own (user + system) per request. The',
     'reference is undici `Pool.request` + `body.json()` sending **the same request headers as sluice** (`accept:',
     'application/json`, `accept-encoding: gzip, deflate, br`); the "no headers" row sends none. `sluice` is a client with',
     'its defaults (retries, retry budget, 30 s timeout, Retry-After pauses). Targets: CPU ratio ≤ 1.05, throughput ratio ≥ 0.95.',
