@@ -56,7 +56,6 @@ export class AttemptLoop {
   private readonly budget: RetryBudget | undefined;
   private readonly maxPause: number;
   private readonly waits = new ClosableWaits();
-  private readonly maxRedirects: number;
   private readonly maxResponseBytes: number;
 
   constructor(
@@ -65,7 +64,6 @@ export class AttemptLoop {
     config: ResolvedOptions,
     private readonly credentialHeaders: readonly string[],
   ) {
-    this.maxRedirects = config.maxRedirects;
     this.maxResponseBytes = config.maxResponseBytes;
     const { rateLimit, circuitBreaker, retryBudget, pauseOnRetryAfter } = config.resilience;
     this.limiter = rateLimit && (isRateLimiter(rateLimit) ? rateLimit : new TokenBucket(rateLimit));
@@ -92,7 +90,7 @@ export class AttemptLoop {
   needsLoop(raw: TransportResponse, attempt: Attempt): boolean {
     const status = raw.status;
     if (status < 300) return status === 204 || attempt.method === 'HEAD';
-    if (status === 304 || (REDIRECT_STATUSES.has(status) && this.maxRedirects > 0)) return true;
+    if (status === 304 || (REDIRECT_STATUSES.has(status) && attempt.maxRedirects > 0)) return true;
     if ((status === 429 || status === 503) && this.pauses !== undefined) return true;
     return attempt.maxAttempts > 1 && attempt.retry.retryableStatus.includes(status);
   }
@@ -209,12 +207,12 @@ export class AttemptLoop {
         ? await this.answer(firstAnswer, attempt, false, undefined)
         : await this.sendOnce(attempt, redirects > 0);
       const location = response.headers.get('location');
-      if (!REDIRECT_STATUSES.has(response.status) || location === null || !SAFE_METHODS.has(attempt.method) || this.maxRedirects === 0) {
+      if (!REDIRECT_STATUSES.has(response.status) || location === null || !SAFE_METHODS.has(attempt.method) || first.maxRedirects === 0) {
         return response;
       }
       await response.cancel();
-      if (redirects >= this.maxRedirects) {
-        throw new RedirectError(first.method, first.url, `more than ${this.maxRedirects} redirects`);
+      if (redirects >= first.maxRedirects) {
+        throw new RedirectError(first.method, first.url, `more than ${first.maxRedirects} redirects`);
       }
       const from = attempt.url;
       attempt = nextHop(first, attempt, location, this.credentialHeaders);

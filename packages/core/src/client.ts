@@ -5,7 +5,7 @@ import { abortErrorFor, checkDeadline, DeadlineError, startDeadline, type Reques
 import { toHttpError } from './error-body.js';
 import { AbortError, ConfigError, HttpError, SluiceError } from './errors.js';
 import { EventSink } from './events.js';
-import { checkHeaders, checkRetry, checkTimeout, resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
+import { checkHeaders, checkMaxRedirects, checkRetry, checkTimeout, resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
 import type { Plugin, PluginRequest } from './plugin.js';
 import { redactHeaders, redactURL } from './redact.js';
 import { checkRequestKeys, nextRequestId, type Attempt, type RequestOptions, type ShortcutOptions } from './request-options.js';
@@ -271,6 +271,7 @@ export class Client {
     const attempt: Attempt = {
       id: nextRequestId(), method, url, origin, path: targetPath, headers, body, signal, timeout,
       failFast: init.failFast, deadline, retry, maxAttempts: canRetry ? retry.maxAttempts : 1,
+      maxRedirects: init.maxRedirects === undefined ? this.config.maxRedirects : checkMaxRedirects('maxRedirects', init.maxRedirects),
     };
     const throwHttpErrors = init.throwHttpErrors ?? this.config.throwHttpErrors;
     if (this.direct && deadline === undefined && !this.events.enabled && this.loop.pauses?.active !== true) {

@@ -216,6 +216,12 @@ const CLIENT_OPTION_HINTS: Readonly<Record<string, string>> = {
   rejectUnauthorized: 'tls (insecureSkipVerify)',
 };
 
+/** `maxRedirects` of the client or of one request: an integer >= 0, else {@link ConfigError}. */
+export function checkMaxRedirects(option: string, maxRedirects: unknown): number {
+  if (!isPositiveInt(maxRedirects, 0)) throw new ConfigError(option, `must be an integer >= 0, got ${String(maxRedirects)}`);
+  return maxRedirects;
+}
+
 /** Validates every client option and fills in defaults. */
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
   if (options === null || typeof options !== 'object') throw new ConfigError('options', 'must be an object');
@@ -237,8 +243,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   if (options.transport !== undefined && (options.proxy !== undefined || options.tls !== undefined)) {
     throw new ConfigError(options.proxy !== undefined ? 'proxy' : 'tls', 'applies to the default transport only: give it to the transport you pass (new UndiciTransport({ proxy, tls }))');
   }
-  const maxRedirects = options.maxRedirects ?? 10;
-  if (!isPositiveInt(maxRedirects, 0)) throw new ConfigError('maxRedirects', `must be an integer >= 0, got ${String(maxRedirects)}`);
+  const maxRedirects = checkMaxRedirects('maxRedirects', options.maxRedirects ?? 10);
   const maxResponseBytes = options.maxResponseBytes ?? 64 * 1024 * 1024;
   if (!isPositiveInt(maxResponseBytes, 1)) throw new ConfigError('maxResponseBytes', `must be an integer >= 1, got ${String(maxResponseBytes)}`);
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') throw new ConfigError('onEvent', 'must be a function');

@@ -53,6 +53,11 @@ export interface RequestOptions {
    * (overrides `rateLimit.failFast` for this request).
    */
   failFast?: boolean;
+  /**
+   * Most redirects followed for this request (GET, HEAD and OPTIONS), overriding the client's
+   * `maxRedirects`. `0` returns a 3xx as it is, `Location` unread, so the caller decides where it leads.
+   */
+  maxRedirects?: number;
 }
 
 /**
@@ -61,7 +66,7 @@ export interface RequestOptions {
  */
 const REQUEST_OPTION_KEYS = Object.keys({
   method: true, path: true, query: true, headers: true, body: true, json: true, signal: true, timeout: true, deadline: true,
-  retry: true, idempotent: true, throwHttpErrors: true, context: true, failFast: true,
+  retry: true, idempotent: true, throwHttpErrors: true, context: true, failFast: true, maxRedirects: true,
 } satisfies Record<keyof RequestOptions, true>);
 const KNOWN_REQUEST_KEYS: ReadonlySet<string> = new Set(REQUEST_OPTION_KEYS);
 
@@ -103,6 +108,8 @@ export interface Attempt extends TransportRequest {
   readonly retry: RetryOptions;
   /** Attempts this request may make: 1 when it cannot retry (retry off, a method not retried, a stream body). */
   readonly maxAttempts: number;
+  /** Redirects this request follows: its `maxRedirects`, else the client's. */
+  readonly maxRedirects: number;
 }
 
 let lastRequestId = 0;

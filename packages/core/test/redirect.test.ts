@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendJSON, startServer, type TestServer } from '@sluice/testkit';
-import { createClient, RedirectError, type Plugin } from '@sluice/core';
+import { ConfigError, createClient, RedirectError, type Plugin } from '@sluice/core';
 import { transports } from './transports.js';
 
 describe.each(transports)('redirects (%s transport)', (_name, makeTransport) => {
@@ -86,5 +86,63 @@ describe.each(transports)('redirects (%s transport)', (_name, makeTransport) => 
     const res = await c.get('start', { query: { to: '/api/final' } });
     expect(res.status).toBe(302);
     await res.cancel();
+  });
+
+  it('a per-request maxRedirects: 0 returns the 303 as it is, Location unread, with or without plugins', async () => {
+    const plain = createClient({ baseURL: `${home.origin}/api`, transport: makeTransport() });
+    const hooked = client();
+    try {
+      for (const c of [plain, hooked]) {
+        const before = home.requests.length;
+        const res = await c.get('start', { query: { to: `${other.origin}/result`, status: '303' }, maxRedirects: 0 });
+        expect(res.status).toBe(303);
+        expect(res.redirected).toBe(false);
+        expect(res.headers.get('location')).toBe(`${other.origin}/result`);
+        expect(await res.text()).toBe('moved');
+        expect(home.requests.length - before).toBe(1);
+      }
+      expect(other.requests.filter((r) => r.url === '/result')).toHaveLength(0);
+      // The client's own setting still applies to the next request.
+      const followed = await plain.get('start', { query: { to: '/api/final', status: '303' } });
+      expect(followed.redirected).toBe(true);
+      await followed.cancel();
+    } finally {
+      await plain.close();
+      await hooked.close();
+    }
+  });
+
+  it('a per-request maxRedirects overrides the client\'s, both ways', async () => {
+    const none = createClient({ baseURL: `${home.origin}/api`, transport: makeTransport(), maxRedirects: 0 });
+    const many = createClient({ baseURL: `${home.origin}/api`, transport: makeTransport(), maxRedirects: 10 });
+    try {
+      const res = await none.get('start', { query: { to: '/api/final' }, maxRedirects: 1 });
+      expect(res.status).toBe(200);
+      expect(res.redirected).toBe(true);
+      await res.cancel();
+      const before = home.requests.filter((r) => r.url === '/api/loop').length;
+      const error: unknown = await many.get('loop', { maxRedirects: 2 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RedirectError);
+      expect((error as Error).message).toMatch(/more than 2 redirects/);
+      expect(home.requests.filter((r) => r.url === '/api/loop').length - before).toBe(3);
+    } finally {
+      await none.close();
+      await many.close();
+    }
+  });
+
+  it('refuses a per-request maxRedirects that is no integer >= 0 with a ConfigError, sending nothing', async () => {
+    const c = createClient({ baseURL: `${home.origin}/api`, transport: makeTransport() });
+    try {
+      const before = home.requests.length;
+      for (const bad of [-1, 1.5, Number.NaN, '3']) {
+        const error: unknown = await c.get('start', { maxRedirects: bad as never }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ConfigError);
+        expect(error).toMatchObject({ option: 'maxRedirects' });
+      }
+      expect(home.requests.length).toBe(before);
+    } finally {
+      await c.close();
+    }
   });
 });

@@ -40,7 +40,7 @@ describe('request options refuse unknown keys', () => {
   it('accepts every documented key, undefined values included', async () => {
     const every: Required<RequestOptions> = {
       method: 'GET', path: 'x', query: { a: 1 }, headers: { 'x-a': '1' }, body: undefined as never, json: undefined, signal: new AbortController().signal,
-      timeout: 5000, deadline: 10_000, retry: false, idempotent: true, throwHttpErrors: true, context: {}, failFast: false,
+      timeout: 5000, deadline: 10_000, retry: false, idempotent: true, throwHttpErrors: true, context: {}, failFast: false, maxRedirects: 2,
     };
     const response = await client.request(every);
     expect(await response.json()).toEqual({ ok: true });
