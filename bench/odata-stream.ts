@@ -163,6 +163,104 @@ function watchedTransport(): Transport & { firstChunkAt: number } {
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
+/** Runs every contender once to warm up, then ROUNDS interleaved rounds (order rotated); records/s and CPU µs per record. */
+async function interleaved(contenders: [string, () => Promise<number>][]): Promise<{ rate: number[][]; cpu: number[][] }> {
+  for (const [, task] of contenders) await task(); // warm-up: JIT, connections, the server's page cache
+  const rate = contenders.map(() => [] as number[]);
+  const cpu = contenders.map(() => [] as number[]);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let k = 0; k < contenders.length; k++) {
+      const c = (k + round) % contenders.length;
+      const [who, task] = contenders[c]!;
+      const t = await timed(task);
+      if (t.n !== RECORDS) throw new Error(`${who} read ${t.n} records, expected ${RECORDS}`);
+      rate[c]!.push((t.n / t.ms) * 1000);
+      cpu[c]!.push((t.cpu * 1000) / t.n);
+    }
+  }
+  return { rate, cpu };
+}
+
+/** One page as the server sent it: the headers the reader checks and the body in the chunks undici hands over. */
+interface StoredPage { headers: Record<string, string>; chunks: Buffer[] }
+
+/** Page URLs as keys: path and query, percent-decoded, so `$top` and `%24top` meet. */
+const pageKey = (url: string): string => {
+  const u = new URL(url);
+  return decodeURIComponent(u.pathname + u.search);
+};
+
+/** Reads every page of `first` from the server once and keeps it, split in 64 KiB chunks. */
+async function storePages(first: string, accept: string, nextOf: (doc: Record<string, unknown>) => unknown): Promise<Map<string, StoredPage>> {
+  const pages = new Map<string, StoredPage>();
+  let url: string | undefined = first;
+  while (url !== undefined) {
+    const res = await request(url, { headers: { accept } });
+    const body = Buffer.from(await res.body.arrayBuffer());
+    const headers: Record<string, string> = {};
+    for (const name of ['content-type', 'odata-version', 'dataserviceversion']) {
+      const value = res.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const chunks: Buffer[] = [];
+    for (let at = 0; at < body.length; at += 65536) chunks.push(Buffer.from(body.subarray(at, at + 65536)));
+    pages.set(pageKey(url), { headers, chunks });
+    const next = nextOf(JSON.parse(body.toString('utf8')) as Record<string, unknown>);
+    url = typeof next === 'string' ? next : undefined;
+  }
+  return pages;
+}
+
+/** A transport answering from stored pages at once: only the client's own work is timed. */
+function storedTransport(pages: Map<string, StoredPage>, origin: string): Transport {
+  return {
+    close: async () => undefined,
+    async send(req: TransportRequest): Promise<TransportResponse> {
+      const page = pages.get(pageKey(origin + req.path));
+      if (page === undefined) throw new Error(`no stored page for ${req.path}`);
+      return {
+        status: 200, headers: page.headers,
+        body: { cancel: async () => undefined, async *[Symbol.asyncIterator]() { yield* page.chunks; } },
+      };
+    },
+  };
+}
+
+/**
+ * Client work only: the same pages from memory (no socket, no server), sluice's stream() against hand loops that
+ * join a page's chunks, decode and JSON.parse them as undici's `body.text()` does. CPU per record, interleaved rounds.
+ */
+async function clientWorkOnly(server: { v4: string; v2: string }, pageSize: number): Promise<string[]> {
+  const first = `${server.v4}Products?$top=${RECORDS}`;
+  const first2 = `${server.v2}Products?$top=${RECORDS}`;
+  const origin = new URL(server.v4).origin;
+  const pages4 = await storePages(first, ACCEPT, (doc) => doc['@odata.nextLink']);
+  const pages2 = await storePages(first2, 'application/json', (doc) => (doc['d'] as Record<string, unknown>)['__next']);
+  const fromMemory = (pages: Map<string, StoredPage>): GetText => async (url) => {
+    const page = pages.get(pageKey(url))!;
+    return Buffer.concat(page.chunks).toString('utf8');
+  };
+  const od = createODataClient({ serviceURL: server.v4, version: '4.0', http: { retry: false, transport: storedTransport(pages4, origin) } });
+  const od2 = createODataClient({ serviceURL: server.v2, version: '2.0', http: { retry: false, transport: storedTransport(pages2, origin) } });
+  const contenders: [string, () => Promise<number>][] = [
+    ['v4 hand loop (join + decode + JSON.parse + nextLink)', () => handLoop(first, fromMemory(pages4))],
+    ['v4 sluice `stream()`', () => sluiceStream(od, RECORDS)],
+    ['v2 hand loop (join + decode + JSON.parse, same shaping)', () => handLoopV2(first2, fromMemory(pages2))],
+    ['v2 sluice `stream()`', () => sluiceStream(od2, RECORDS)],
+  ];
+  const { cpu } = await interleaved(contenders);
+  await od.close();
+  await od2.close();
+  return [
+    `Client work only, ${fmt(pageSize)} per page: the same pages served from memory (no socket, no server; ${ROUNDS} interleaved rounds).`, '',
+    '| client, pages from memory | CPU per record | CPU ratio (hand loop / client) |', '|---|---:|---:|',
+    ...contenders.map(([who], c) => {
+      const base = who.startsWith('v2') ? 2 : 0;
+      return `| ${who} | ${fmt(median(cpu[c]!), 2)} µs | ${median(cpu[c]!.map((x, i) => cpu[base]![i]! / x)).toFixed(2)} |`;
+    }), '',
+  ];
+}
+
 /** Page sizes of the throughput table: the test server's default and a large one. */
 const PAGE_SIZES = [1000, 5000];
 
@@ -180,19 +278,7 @@ async function throughput(server: { v4: string; v2: string }, pageSize: number):
     ['v2 hand loop (undici.Pool + JSON.parse, `d.results`, `__next`, `__metadata` dropped)', () => handLoopV2(first2, viaPool(pool, 'application/json'))],
     ['v2 sluice `stream()`', () => sluiceStream(od2, RECORDS)],
   ];
-  for (const [, task] of contenders) await task(); // warm-up: JIT, connections, the server's page cache
-  const rate = contenders.map(() => [] as number[]);
-  const cpu = contenders.map(() => [] as number[]);
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let k = 0; k < contenders.length; k++) {
-      const c = (k + round) % contenders.length;
-      const [who, task] = contenders[c]!;
-      const t = await timed(task);
-      if (t.n !== RECORDS) throw new Error(`${who} read ${t.n} records, expected ${RECORDS}`);
-      rate[c]!.push((t.n / t.ms) * 1000);
-      cpu[c]!.push((t.cpu * 1000) / t.n);
-    }
-  }
+  const { rate, cpu } = await interleaved(contenders);
   await od.close();
   await od2.close();
   await pool.close();
@@ -261,7 +347,7 @@ export async function run(): Promise<string> {
     // The pages of one round (v4 ~46 MB, v2 ~105 MB at 200,000 records) all stay in the server's cache.
     const server = await startServerProcess(withRss ? 1_000_000 : RECORDS, pageSize, 320 * 1024 * 1024);
     try {
-      lines.push(...(await throughput(server, pageSize)));
+      lines.push(...(await throughput(server, pageSize)), ...(await clientWorkOnly(server, pageSize)));
       if (withRss) rss = await peakRss(server.v4);
     } finally {
       server.child.kill();

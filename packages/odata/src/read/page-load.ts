@@ -51,11 +51,20 @@ export class PageLoad {
   readonly refused: boolean;
   /** Called once when `done` turns true. */
   onDone: (() => void) | undefined;
+  /**
+   * Body chunks of a prefetched page, kept as bytes until the caller reaches the page ({@link release}): parsed
+   * records ahead of the caller cost the garbage collector far more than their bytes do.
+   */
+  private held: Uint8Array[] | undefined;
+  private scanner: ItemScanner | undefined;
+  /** Wakes a run that read the whole body while held. */
+  private wakeRun: (() => void) | undefined;
   /** Resolves when done (never rejects). */
   readonly finished: Promise<void>;
 
-  constructor(private readonly ctx: ReadContext, readonly url: string, readonly skip: number, signal: AbortSignal, failure?: unknown) {
+  constructor(private readonly ctx: ReadContext, readonly url: string, readonly skip: number, signal: AbortSignal, failure?: unknown, held = false) {
     this.refused = failure !== undefined;
+    if (held) this.held = [];
     this.finished = (failure === undefined ? this.run(signal) : Promise.reject(failure)).then(
       (info) => this.finish(info, undefined),
       (error: unknown) => this.finish(undefined, error),
@@ -125,20 +134,58 @@ export class PageLoad {
     await expectJson(response);
     this.bodyStarted = true;
     const { maxRecordBytes, maxPageBytes } = ctx.limits;
-    const scanner = new ItemScanner(ctx.protocol.recordPaths, maxRecordBytes);
+    const scanner = this.scanner = new ItemScanner(ctx.protocol.recordPaths, maxRecordBytes);
     let bytes = 0;
     for await (const chunk of response.body) {
       bytes += chunk.byteLength;
       // Leaving the loop by throwing cancels the body.
       if (maxPageBytes !== undefined && bytes > maxPageBytes) throw new ResponseSizeError('maxPageBytes', maxPageBytes);
-      const batch = scanner.push(chunk);
-      if (batch.starts.length > 0 || batch.parsed.length > 0) this.queueRuns(batch);
-      if (scanner.failure !== undefined) throw scanner.failure;
+      if (this.held !== undefined) this.held.push(chunk);
+      else this.scan(chunk);
     }
+    if (this.held !== undefined) {
+      // The whole body is in: wait until the caller reaches this page, then parse it.
+      await new Promise<void>((resolve) => {
+        const onAbort = (): void => resolve();
+        this.wakeRun = () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      signal.throwIfAborted();
+    }
+    if (this.error !== undefined) throw this.error;
     const envelope = scanner.end();
     // A complete document without the array is not a broken body: asking again would get the same.
     if (!scanner.foundArray) throw new ODataFormatError(`The response has no record array (expected a collection in ${ctx.protocol.recordPaths.map((p) => p.join('.')).join(' or ')})`, response.status);
     return ctx.protocol.pageInfo(envelope);
+  }
+
+  /** Scans one body chunk and queues the records it completed; throws the scanner's size failure. */
+  private scan(chunk: Uint8Array): void {
+    const scanner = this.scanner!;
+    const batch = scanner.push(chunk);
+    if (batch.starts.length > 0 || batch.parsed.length > 0) this.queueRuns(batch);
+    if (scanner.failure !== undefined) throw scanner.failure;
+  }
+
+  /** The caller reached this prefetched page: parse what arrived so far, and the rest as it comes. */
+  release(): void {
+    const held = this.held;
+    if (held === undefined) return;
+    this.held = undefined;
+    if (this.scanner !== undefined) {
+      try {
+        for (const chunk of held) this.scan(chunk);
+      } catch (error) {
+        // A record over maxRecordBytes: the records before it are queued; the read ends with the error.
+        this.finish(undefined, error);
+      }
+    }
+    const wake = this.wakeRun;
+    this.wakeRun = undefined;
+    wake?.();
   }
 
   private queueRuns(batch: ScanBatch): void {

@@ -32,8 +32,8 @@ export type StreamSource = (signal: AbortSignal) => Promise<{ ctx: ReadContext; 
 
 /**
  * Streams the records of a collection, following next links (SPEC 1.5, 4.5): each record as soon as its
- * bytes are in, the next page requested as soon as the current page's link is known and held until the
- * caller reaches it (so at most two pages in memory), failed pages retried in place without losing or
+ * bytes are in, the next page requested as soon as the current page's link is known and held, as bytes, until
+ * the caller reaches it (so at most two pages in memory, one of them unparsed), failed pages retried in place without losing or
  * repeating records, and every request cancelled when the caller stops. A hand-written iterator rather
  * than an async generator: a record that is already parsed costs one resolved promise, nothing more.
  */
@@ -85,27 +85,28 @@ export class CollectionStream implements AsyncIterableIterator<StreamItem<unknow
     return { value: item, done: false };
   }
 
-  private start(url: string, skip: number): PageLoad {
-    const load = new PageLoad(this.ctx, url, skip, this.controller.signal);
+  private start(url: string, skip: number, held = false): PageLoad {
+    const load = new PageLoad(this.ctx, url, skip, this.controller.signal, undefined, held);
     load.onDone = () => { if (load === this.current) this.startAhead(); };
     return load;
   }
 
-  private following(from: PageLoad): PageLoad | undefined {
+  private following(from: PageLoad, held = false): PageLoad | undefined {
     let url: string | undefined;
     try {
       url = this.links.after(from);
     } catch (error) {
       return PageLoad.failed(this.ctx, from.info?.nextLink ?? from.url, error);
     }
-    return url === undefined ? undefined : this.start(url, 0);
+    return url === undefined ? undefined : this.start(url, 0, held);
   }
 
   // Prefetch: the page after `current` starts as soon as current's link is known, never further ahead.
   private startAhead(): void {
     const current = this.current;
     if (this.options.prefetch === false || this.ahead !== undefined || this.finished || !current?.done || current.error !== undefined) return;
-    this.ahead = this.following(current);
+    // Its body is read at once but parsed only when the caller reaches it (release below).
+    this.ahead = this.following(current, true);
   }
 
   private async advance(): Promise<IteratorResult<StreamItem<unknown>>> {
@@ -162,6 +163,7 @@ export class CollectionStream implements AsyncIterableIterator<StreamItem<unknow
         return DONE;
       }
       this.current = next;
+      next.release();
       this.startAhead();
     }
   }
