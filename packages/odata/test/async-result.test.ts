@@ -99,7 +99,40 @@ describe('async poller: the result', () => {
     const error = await createAsyncPoller(od, `${monitor.origin}/svc/$jobs/1`, fast).wait().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ForeignOriginError);
     expect(error).toMatchObject({ kind: 'resultURL', origin: elsewhere.origin });
-    expect(elsewhere.requests.every((r) => r.headers.authorization === undefined)).toBe(true);
+    // Refused before any request: the foreign server saw nothing, with or without credentials.
+    expect(elsewhere.requests).toHaveLength(0);
+    expect(monitor.requests.map((r) => r.url)).toEqual(['/svc/$jobs/1']);
+  });
+
+  it('a 303 to an internal origin under the service root (CAP behind a proxy) is rebased onto the service and the result read', async () => {
+    const internal = await startServer((_req, res) => { res.writeHead(500).end(); });
+    extra.push(internal);
+    const events: SluiceEvent[] = [];
+    const od = kit.client('4.0', { http: { retry: false, onEvent: (e) => events.push(e) } });
+    const url = await start(od, { Polls: 0, Monitor: 'odata-303', ResultOrigin: internal.origin });
+    const before = srv.requests.length;
+    const done = await createAsyncPoller<{ Outcome: string }>(od, url, fast).wait();
+    expect(done).toMatchObject({ status: 'Succeeded', polls: 1, resultURL: `${url}/result`, resultStatus: 200, value: { Outcome: 'Succeeded' } });
+    expect(srv.requests.slice(before).map((r) => r.url.replace(/^.*\$jobs/, '$jobs'))).toEqual([expect.stringMatching(/^\$jobs\/\d+$/), expect.stringMatching(/^\$jobs\/\d+\/result$/)]);
+    expect(internal.requests).toHaveLength(0);
+    expect(events.some((e) => e.type === 'odata.link.rebased' && e.kind === 'resultURL')).toBe(true);
+    const strict = kit.client('4.0', { rebaseLinks: false });
+    const refused = await createAsyncPoller(strict, await start(strict, { Polls: 0, Monitor: 'odata-303', ResultOrigin: internal.origin }), fast).wait().catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ForeignOriginError);
+    expect(internal.requests).toHaveLength(0);
+  });
+
+  it('a monitor that moved (307) is polled at its new URL under the link policy; a 302 names the result like a 303', async () => {
+    const monitor = await startServer((req, res) => {
+      if (req.url === '/svc/$jobs/1') res.writeHead(307, { location: '/svc/$jobs/2' }).end();
+      else if (req.url === '/svc/$jobs/2') res.writeHead(302, { location: 'result/2' }).end();
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"value":"done"}');
+    });
+    extra.push(monitor);
+    const od = kit.track(createODataClient({ serviceURL: `${monitor.origin}/svc/`, version: '4.0', http: { retry: false } }));
+    const done = await createAsyncPoller(od, `${monitor.origin}/svc/$jobs/1`, fast).wait();
+    expect(done).toMatchObject({ status: 'Succeeded', polls: 2, resultURL: `${monitor.origin}/svc/$jobs/result/2`, value: 'done' });
+    expect(monitor.requests.map((r) => r.url)).toEqual(['/svc/$jobs/1', '/svc/$jobs/2', '/svc/$jobs/result/2']);
   });
 
   it('with a core client, a ResultURL on its own origin is fetched and another origin refused', async () => {

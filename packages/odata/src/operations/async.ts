@@ -39,9 +39,9 @@ export interface AsyncStatus<T = unknown> {
    */
   readonly resultURL: string | undefined;
   /**
-   * The result, decoded like an action's value: the monitor's own answer (200 with the result, after a
-   * 303, or the final response embedded as `application/http`), or the body fetched from `ResultURL`
-   * (unless `fetchResult: false`); undefined when there is none (204).
+   * The result, decoded like an action's value: the monitor's own answer (200 with the result, or the
+   * final response embedded as `application/http`), or the body fetched from `ResultURL` or a 303's
+   * `Location` (unless `fetchResult: false`); undefined when there is none (204).
    */
   readonly value: T | undefined;
   /** The HTTP status of the operation's own final response when the monitor embedded it, or of the fetched result. */
@@ -50,6 +50,11 @@ export interface AsyncStatus<T = unknown> {
   readonly body: unknown;
   readonly polls: number;
 }
+
+/** Redirects of the monitor that name the finished operation's result (OData 4.01 Part 1 section 11.6: 303; 302 as some services send it). */
+const RESULT_REDIRECTS: ReadonlySet<number> = new Set([302, 303]);
+/** Redirects that move the monitor itself. */
+const MONITOR_MOVES: ReadonlySet<number> = new Set([301, 307, 308]);
 
 const STATUS_WORDS: Record<string, AsyncOpStatus> = {
   running: 'Running', inprogress: 'Running', notstarted: 'Running', pending: 'Running', accepted: 'Running',
@@ -99,22 +104,31 @@ export class AsyncPoller<T = unknown> {
   async wait(options: { signal?: AbortSignal } = {}): Promise<AsyncStatus<T>> {
     const { signal } = options;
     const shown = redactURL(this.statusURL);
+    let monitor = this.statusURL;
     for (let polls = 1; ; polls++) {
+      // Redirects are the poller's to follow: their Location passes the link policy before anything is requested there.
       const response = await this.http.request({
-        method: 'GET', path: this.statusURL, signal, throwHttpErrors: false, headers: { accept: 'application/json' }, context: spanContext({ type: 'async_poll' }),
+        method: 'GET', path: monitor, signal, throwHttpErrors: false, maxRedirects: 0, headers: { accept: 'application/json' }, context: spanContext({ type: 'async_poll' }),
       });
       if (response.status >= 400) {
         const cause = await toODataError(response);
         throw new AsyncOperationFailedError(shown, polls, cause.message, undefined, { cause });
       }
-      if (response.redirected) {
-        // A 303 to the result: the core followed it (credentials dropped off-origin); the link policy decides whether it counts.
-        const allowed = this.resolveOrCancel(response.url, response);
-        if (allowed !== response.url) {
+      const location = RESULT_REDIRECTS.has(response.status) || MONITOR_MOVES.has(response.status) ? response.headers.get('location') : null;
+      if (location !== null) {
+        if (MONITOR_MOVES.has(response.status)) {
+          // 301, 307, 308: the monitor itself moved; the move counts as a poll, so a loop ends at maxPolls.
+          monitor = this.resolveOrCancel('statusURL', location, response);
           await response.cancel();
-          if (!this.fetchResult) return { status: 'Succeeded', resultURL: allowed, value: undefined, resultStatus: undefined, body: undefined, polls };
-          return this.fetched(await this.fetchFrom(allowed, signal), allowed, polls);
+          if (polls >= this.maxPolls) throw new AsyncOperationTimeoutError(shown, polls);
+          continue;
         }
+        // 303 (or 302): done, the result is at Location (rebased, allowed, or ForeignOriginError before any request).
+        const resultURL = this.resolveOrCancel('resultURL', location, response);
+        await response.cancel();
+        if (!this.fetchResult) return { status: 'Succeeded', resultURL, value: undefined, resultStatus: undefined, body: undefined, polls };
+        const fetched = await this.fetchFrom(resultURL, signal);
+        return { status: 'Succeeded', resultURL, value: fetched.value as T | undefined, resultStatus: fetched.status, body: undefined, polls };
       }
       if (response.status === 200 && isEmbedded(response)) return this.embedded(response, polls);
       const { status, body } = await this.read(response);
@@ -128,7 +142,7 @@ export class AsyncPoller<T = unknown> {
         }
         const direct = field(body, 'Status', 'status') === undefined;
         const value = direct && body !== undefined ? this.host.decode(body) as T : undefined;
-        return { status, resultURL: response.redirected ? response.url : undefined, value, resultStatus: direct ? response.status : undefined, body, polls };
+        return { status, resultURL: undefined, value, resultStatus: direct ? response.status : undefined, body, polls };
       }
       if (status === 'Failed') {
         const error = field(body, 'Error', 'error');
@@ -158,13 +172,10 @@ export class AsyncPoller<T = unknown> {
     return fetchResult(this.http, url, signal, this.host);
   }
 
-  private fetched(result: { value: unknown; status: number }, url: string, polls: number): AsyncStatus<T> {
-    return { status: 'Succeeded', resultURL: url, value: result.value as T | undefined, resultStatus: result.status, body: undefined, polls };
-  }
-
-  private resolveOrCancel(url: string, response: SluiceResponse): string {
+  /** The URL a redirect of the monitor leads to, under the link policy; a refused one frees the monitor's answer first. */
+  private resolveOrCancel(kind: LinkKind, location: string, response: SluiceResponse): string {
     try {
-      return this.host.resolve('resultURL', url, this.statusURL);
+      return this.host.resolve(kind, location, response.url);
     } catch (error) {
       void response.cancel();
       throw error;
