@@ -56,6 +56,8 @@ export class PageLoad {
    * records ahead of the caller cost the garbage collector far more than their bytes do.
    */
   private held: Uint8Array[] | undefined;
+  /** Held chunks of a released page not scanned yet: scanned one at a time as the caller needs records. */
+  private backlog: Uint8Array[] = [];
   private scanner: ItemScanner | undefined;
   /** Wakes a run that read the whole body while held. */
   private wakeRun: (() => void) | undefined;
@@ -85,7 +87,10 @@ export class PageLoad {
         this.ready[this.readyHead++] = undefined;
         return this.readyItems ? (value as StreamItem<unknown>) : { value };
       }
-      if (this.runHead >= this.runs.length) return undefined;
+      if (this.runHead >= this.runs.length) {
+        if (!this.scanBacklog()) return undefined;
+        continue;
+      }
       const run = this.runs[this.runHead]!;
       this.runs[this.runHead++] = undefined;
       if (this.runHead === this.runs.length) { this.runs = []; this.runHead = 0; }
@@ -110,7 +115,7 @@ export class PageLoad {
 
   /** Resolves when a record is queued or the load is done. */
   changed(): Promise<void> {
-    if (this.readyHead < this.ready.length || this.runHead < this.runs.length || this.done) return Promise.resolve();
+    if (this.readyHead < this.ready.length || this.runHead < this.runs.length || this.backlog.length > 0 || this.done) return Promise.resolve();
     return new Promise((resolve) => { this.wake = resolve; });
   }
 
@@ -140,7 +145,9 @@ export class PageLoad {
       bytes += chunk.byteLength;
       // Leaving the loop by throwing cancels the body.
       if (maxPageBytes !== undefined && bytes > maxPageBytes) throw new ResponseSizeError('maxPageBytes', maxPageBytes);
+      if (this.error !== undefined) throw this.error;
       if (this.held !== undefined) this.held.push(chunk);
+      else if (this.backlog.length > 0) this.backlog.push(chunk);
       else this.scan(chunk);
     }
     if (this.held !== undefined) {
@@ -155,6 +162,7 @@ export class PageLoad {
       });
       signal.throwIfAborted();
     }
+    while (this.scanBacklog());
     if (this.error !== undefined) throw this.error;
     const envelope = scanner.end();
     // A complete document without the array is not a broken body: asking again would get the same.
@@ -170,22 +178,30 @@ export class PageLoad {
     if (scanner.failure !== undefined) throw scanner.failure;
   }
 
-  /** The caller reached this prefetched page: parse what arrived so far, and the rest as it comes. */
+  /** The caller reached this prefetched page: what arrived is parsed chunk by chunk as the caller reads it. */
   release(): void {
     const held = this.held;
     if (held === undefined) return;
     this.held = undefined;
-    if (this.scanner !== undefined) {
-      try {
-        for (const chunk of held) this.scan(chunk);
-      } catch (error) {
-        // A record over maxRecordBytes: the records before it are queued; the read ends with the error.
-        this.finish(undefined, error);
-      }
-    }
+    this.backlog = held;
+    if (held.length > 0) this.notify();
     const wake = this.wakeRun;
     this.wakeRun = undefined;
     wake?.();
+  }
+
+  /** Scans the next backlog chunk; false when there is none. */
+  private scanBacklog(): boolean {
+    const chunk = this.backlog.shift();
+    if (chunk === undefined || this.error !== undefined) return false;
+    try {
+      this.scan(chunk);
+    } catch (error) {
+      // A record over maxRecordBytes: the records before it are queued; the read ends with the error.
+      this.backlog = [];
+      this.finish(undefined, error);
+    }
+    return true;
   }
 
   private queueRuns(batch: ScanBatch): void {
