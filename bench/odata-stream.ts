@@ -4,6 +4,7 @@
 // ~10 MB page, and the prefetch case (server 20 ms/page, caller 20 ms/page) against the measured server and caller
 // times. Throughput and RSS use the OData test server in its own process.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
@@ -103,9 +104,23 @@ async function timed(task: () => Promise<number>): Promise<{ ms: number; n: numb
   return { ms: performance.now() - t0, n, cpu: (c.user + c.system) / 1000 };
 }
 
+/**
+ * This process's peak RSS in KiB: Linux's VmHWM, which starts afresh at exec. `resourceUsage().maxRSS` does not:
+ * Linux keeps it across fork and exec, so a child would report at least the bench process's own RSS.
+ */
+function peakRssKiB(): number {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (m) return Number(m[1]);
+  } catch {
+    // not Linux: fall back to maxRSS
+  }
+  return process.resourceUsage().maxRSS;
+}
+
 /** Child mode: read `top` records with sluice's stream() or the v4 Pool hand loop, print peak RSS and V8's malloc peak. */
 async function childRss(service: string, top: number, client: string): Promise<void> {
-  const before = process.resourceUsage().maxRSS;
+  const before = peakRssKiB();
   let n: number;
   if (client === 'hand') {
     const pool = new Pool(new URL(service).origin);
@@ -117,7 +132,7 @@ async function childRss(service: string, top: number, client: string): Promise<v
     await od.close();
   }
   const malloced = getHeapStatistics().peak_malloced_memory / 1024;
-  process.stdout.write(JSON.stringify({ n, before, peak: process.resourceUsage().maxRSS, malloced }) + '\n');
+  process.stdout.write(JSON.stringify({ n, before, peak: peakRssKiB(), malloced }) + '\n');
 }
 
 interface ChildRss { n: number; before: number; peak: number; malloced: number }
@@ -322,7 +337,7 @@ async function peakRss(service: string): Promise<string[]> {
   const ratio = (client: string, small: number): string => (peak(client, 1_000_000) / peak(client, small)).toFixed(2);
   return [
     `### Peak RSS while streaming (a child process per run, ${RSS_RUNS} runs per row, medians)`, '',
-    '| client | records | peak RSS | peak RSS (range) | RSS before reading | V8 malloc peak |', '|---|---:|---:|---:|---:|---:|',
+    '| client | records | peak RSS (VmHWM) | peak RSS (range) | peak RSS before reading | V8 malloc peak |', '|---|---:|---:|---:|---:|---:|',
     ...rows, '',
     `1M / 10k peak ratio: sluice ${ratio('sluice', 10_000)}, hand loop ${ratio('hand', 10_000)} (target for sluice: <= 1.10). 1M / 100k: sluice`,
     `${ratio('sluice', 100_000)}, hand loop ${ratio('hand', 100_000)}. Between about 5,000 and 25,000 records every client's process passes a`,
