@@ -1,7 +1,7 @@
 // `sluice export --delta-state`: the records of a DeltaSync read (OData v4 delta links, v2 SAP Gateway
 // `__delta`), as NDJSON/JSON or CSV with removal columns, and a state file that advances only once the
 // output is complete.
-import { DeltaExpiredError, DeltaSync, FileDeltaStore, type DeltaChange, type DeltaStore, type ODataClient, type Query } from '@sluice/odata';
+import { DeltaExpiredError, DeltaSync, FileDeltaStore, type DeltaChange, type DeltaStore, type ODataClient, type Query, type StreamItem } from '@sluice/odata';
 import { DeltaLinkRefused, UsageError } from './errors.js';
 import { csvLine, valueAt, type RecordFormat } from './formats.js';
 import { parseKey } from './query-flags.js';
@@ -123,9 +123,9 @@ export function entityRecord(record: unknown): unknown {
   return removalOf(record) === undefined ? record : undefined;
 }
 
-/** A delta read of `query` as records, with `commit()` to advance the state file afterwards. */
+/** A delta read of `query` as records (stream items, as `query.stream()` gives), with `commit()` to advance the state file afterwards. */
 export interface DeltaRecords {
-  records: AsyncIterable<unknown>;
+  records: AsyncIterable<StreamItem<unknown>>;
   commit(): Promise<void>;
 }
 
@@ -146,8 +146,8 @@ export function checkDeltaFlags(flags: DeltaFlags & { format: string; pageSize?:
 export function deltaRecords(od: ODataClient, query: Query, flags: DeltaFlags, signal: AbortSignal): DeltaRecords {
   const store = new HeldDeltaStore(new FileDeltaStore(flags.deltaState!), flags.deltaReset === true);
   const sync = new DeltaSync(od, query, { store, signal });
-  async function* records(): AsyncGenerator<unknown> {
-    for await (const change of sync.changes()) yield recordOf(change);
+  async function* records(): AsyncGenerator<StreamItem<unknown>> {
+    for await (const change of sync.changes()) yield { value: recordOf(change) };
   }
   return { records: records(), commit: () => store.commit() };
 }
