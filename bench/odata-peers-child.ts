@@ -2,6 +2,7 @@
 // records; prints one JSON line (count, duplicates, Int64 errors, wall ms, client CPU ms, RSS).
 import { READERS, type ReadJob, type ReaderKey } from './peers/readers.js';
 import { RecordSink } from './peers/sink.js';
+import { currentRssKiB, peakRssKiB } from './proc-rss.js';
 
 export interface ChildRequest {
   key: ReaderKey;
@@ -17,16 +18,16 @@ export interface ChildResult {
   int64Wrong: number;
   ms: number;
   cpuMs: number;
-  /** maxRSS (KiB) once the client's modules are loaded and before any read. */
+  /** RSS (KiB, VmRSS) once the client's modules are loaded and before any read. */
   baseRss: number;
-  /** maxRSS (KiB) at the end. */
+  /** Peak RSS (KiB, VmHWM) at the end. */
   peakRss: number;
 }
 
 async function main(req: ChildRequest): Promise<ChildResult> {
   const { open } = READERS[req.key];
   const reader = open(req.job);
-  const baseRss = process.resourceUsage().maxRSS;
+  const baseRss = currentRssKiB();
   if (req.warmup > 0) {
     const warm = open({ ...req.job, records: req.warmup });
     await warm.read(new RecordSink(req.warmup));
@@ -41,7 +42,7 @@ async function main(req: ChildRequest): Promise<ChildResult> {
   await reader.close();
   return {
     n: sink.n, duplicates: sink.duplicates, int64Checked: sink.int64Checked, int64Wrong: sink.int64Wrong,
-    ms, cpuMs: (cpu.user + cpu.system) / 1000, baseRss, peakRss: process.resourceUsage().maxRSS,
+    ms, cpuMs: (cpu.user + cpu.system) / 1000, baseRss, peakRss: peakRssKiB(),
   };
 }
 

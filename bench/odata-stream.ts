@@ -4,7 +4,6 @@
 // ~10 MB page, and the prefetch case (server 20 ms/page, caller 20 ms/page) against the measured server and caller
 // times. Throughput and RSS use the OData test server in its own process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
@@ -13,6 +12,7 @@ import { UndiciTransport, type Transport, type TransportRequest, type TransportR
 import { createODataClient } from '../packages/odata/src/index.js';
 import { startODataServer } from '../packages/testkit/src/index.js';
 import { median } from './child-server.js';
+import { peakRssKiB } from './proc-rss.js';
 
 export const name = 'odata-stream';
 
@@ -102,20 +102,6 @@ async function timed(task: () => Promise<number>): Promise<{ ms: number; n: numb
   const n = await task();
   const c = process.cpuUsage(c0);
   return { ms: performance.now() - t0, n, cpu: (c.user + c.system) / 1000 };
-}
-
-/**
- * This process's peak RSS in KiB: Linux's VmHWM, which starts afresh at exec. `resourceUsage().maxRSS` does not:
- * Linux keeps it across fork and exec, so a child would report at least the bench process's own RSS.
- */
-function peakRssKiB(): number {
-  try {
-    const m = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
-    if (m) return Number(m[1]);
-  } catch {
-    // not Linux: fall back to maxRSS
-  }
-  return process.resourceUsage().maxRSS;
 }
 
 /** Child mode: read `top` records with sluice's stream() or the v4 Pool hand loop, print peak RSS and V8's malloc peak. */

@@ -42,6 +42,22 @@ function sluice(job: ReadJob, version: '4.0' | '2.0'): Reader {
   };
 }
 
+/** sluice's stream() collected into one array (`for await`), then handed to the sink. */
+function sluiceCollect(job: ReadJob): Reader {
+  const od = createODataClient({ serviceURL: job.v4, version: '4.0', http: { retry: false } });
+  return {
+    async read(sink) {
+      const all: Row[] = [];
+      for await (const item of od.from<Row>('Products').top(job.records).stream()) {
+        if (item.error) throw item.error;
+        all.push(item.value);
+      }
+      for (const r of all) sink.add(r.ID as number, r.Stock);
+    },
+    close: () => od.close(),
+  };
+}
+
 /** A page getter: the hand loops differ only in this. */
 type GetJSON = (url: string) => Promise<unknown>;
 
@@ -101,16 +117,34 @@ type ExecuteHttpRequest = (dest: { url: string }, config: { method: string; url:
 const destination = (job: ReadJob): { url: string } => ({ url: job.v4.replace(/\/$/, '') });
 
 /** The SAP SDK's generated client, page by page with top/skip (its getAll() alone stops after the server's first page). */
+async function* sapPages(productsApi: SapProducts, job: ReadJob): AsyncGenerator<SapEntity[]> {
+  const dest = destination(job);
+  for (let skip = 0; skip < job.records; skip += job.pageSize) {
+    const page = await productsApi.requestBuilder().getAll().top(Math.min(job.pageSize, job.records - skip)).skip(skip).execute(dest);
+    if (page.length === 0) return;
+    yield page;
+  }
+}
+
+/** The SAP SDK's generated client, each top/skip page handed to the sink. */
 function sapTyped(job: ReadJob): Reader {
   const { productsApi } = (peerRequire(job.sapClient) as SapClient).demo();
-  const dest = destination(job);
   return {
     async read(sink) {
-      for (let skip = 0; skip < job.records; skip += job.pageSize) {
-        const page = await productsApi.requestBuilder().getAll().top(Math.min(job.pageSize, job.records - skip)).skip(skip).execute(dest);
-        if (page.length === 0) break;
-        for (const p of page) sink.add(p.id, p.stock);
-      }
+      for await (const page of sapPages(productsApi, job)) for (const p of page) sink.add(p.id, p.stock);
+    },
+    close: async () => {},
+  };
+}
+
+/** The SAP SDK's generated client, top/skip pages concatenated into one array, then handed to the sink. */
+function sapCollect(job: ReadJob): Reader {
+  const { productsApi } = (peerRequire(job.sapClient) as SapClient).demo();
+  return {
+    async read(sink) {
+      const all: SapEntity[] = [];
+      for await (const page of sapPages(productsApi, job)) all.push(...page);
+      for (const p of all) sink.add(p.id, p.stock);
     },
     close: async () => {},
   };
@@ -174,6 +208,8 @@ export const READERS = {
   'sap-typed': { label: 'SAP Cloud SDK, generated client, top/skip pages', protocol: 'v4', open: sapTyped },
   'sap-getall': { label: 'SAP Cloud SDK, generated client, one `getAll()`', protocol: 'v4', open: sapGetAll },
   'sap-raw': { label: 'SAP Cloud SDK, `executeHttpRequest` + nextLink', protocol: 'v4', open: sapRaw },
+  'sluice-collect': { label: 'sluice `stream()`, `for await` into an array', protocol: 'v4', open: sluiceCollect },
+  'sap-collect': { label: 'SAP Cloud SDK, generated client, top/skip pages into an array', protocol: 'v4', open: sapCollect },
   'odata-client': { label: '`@odata/client`, top/skip pages', protocol: 'v4', open: odataClient },
   'sluice-v2': { label: 'sluice `stream()`', protocol: 'v2', open: (j: ReadJob) => sluice(j, '2.0') },
   'pool-v2': { label: 'hand loop: `undici.Pool`, v2 shaping', protocol: 'v2', open: (j: ReadJob) => poolLoop(j, 2) },
