@@ -3,7 +3,7 @@ import { createODataClient, type ODataClient } from '@sluice/odata';
 import { authHttpOptions, resolveAuth, type AuthFlags, type AuthPlan } from './auth.js';
 import { UsageError } from './errors.js';
 import type { Terminal } from './terminal.js';
-import { explainTransportError, transportOptions, type TransportFlags } from './transport-flags.js';
+import { checkTLSFlags, explainTransportError, transportOptions, type TransportFlags } from './transport-flags.js';
 
 /** Connection flags shared by every command that talks to a service. */
 export interface ConnectionFlags extends AuthFlags, TransportFlags {
@@ -77,6 +77,8 @@ export async function openService(serviceURL: string, flags: ConnectionFlags, te
   const transport = transportOptions(flags, terminal.env);
   if (transport.proxy !== undefined) terminal.debug(`proxy: ${transport.proxy === false ? 'none (direct connections)' : String(transport.proxy)}`);
   if (transport.tls !== undefined) terminal.debug(`tls: ${describeTLS(flags)}`);
+  // The browser sign-in is the one step a user waits for: the TLS files are checked before it, not after.
+  if (plan.kind === 'authorization-code') await checkTLSFlags(transport);
   const auth = await authHttpOptions(plan, terminal, signal);
   try {
     return openClient(serviceURL, flags, defaultVersion, headers, auth, transport, terminal);

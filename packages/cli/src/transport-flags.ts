@@ -1,5 +1,5 @@
 // `--ca`, `--cert`, `--key`, `--pfx` and `--proxy`: the core client's `tls` and `proxy` options, from flags.
-import { ConfigError, type ClientOptions, type TLSOptions } from '@sluice/core';
+import { ConfigError, UndiciTransport, type ClientOptions, type TLSOptions } from '@sluice/core';
 import { UsageError } from './errors.js';
 
 /** The environment variable holding the passphrase of an encrypted `--key` or of `--pfx` (never a flag). */
@@ -67,4 +67,17 @@ export function explainTransportError(error: unknown): unknown {
   const problem = error.message.slice(error.option.length).trim();
   const hint = error.option === 'tls.passphrase' ? `put the passphrase in ${PASSPHRASE_ENV}` : undefined;
   return new UsageError(`${flag} ${problem}`, hint);
+}
+
+/**
+ * Reads the TLS files and builds the secure context now, as creating the client would: a wrong path,
+ * a key that does not match or a wrong passphrase fails before a browser sign-in rather than after it.
+ */
+export async function checkTLSFlags(options: Pick<ClientOptions, 'tls'>): Promise<void> {
+  if (options.tls === undefined) return;
+  try {
+    await new UndiciTransport({ tls: options.tls, proxy: false }).close();
+  } catch (error) {
+    throw explainTransportError(error);
+  }
 }

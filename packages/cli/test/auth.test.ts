@@ -104,6 +104,14 @@ describe('sluice auth', () => {
     expect(r.stderr).not.toContain(new URL(callback).searchParams.get('code')!);
   });
 
+  it('a TLS file that cannot be read fails before the browser sign-in starts', async () => {
+    const missing = `${process.cwd()}/no-such-ca-7c1d.pem`;
+    const r = await cli.run(['count', guarded.v4, 'Products', '--client-id', OIDC_CLIENTS.publicApp.clientId, '--token-url', op.tokenURL, '--auth-url', op.authorizationURL, '--no-browser', '--ca', missing]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--ca could not be read from ${missing} (ENOENT)`);
+    expect(r.stderr).not.toContain(op.authorizationURL);
+  });
+
   it('a refused sign-in (error on the callback) exits 1 with the server error', async () => {
     const child = cli.spawn(['count', guarded.v4, 'Products', '--client-id', OIDC_CLIENTS.publicApp.clientId, '--token-url', op.tokenURL, '--auth-url', op.authorizationURL, '--no-browser']);
     const done = collectCLI(child);
