@@ -3,6 +3,7 @@ import { oauth2, TokenRequestError } from '@sluice/oauth';
 import { RedisTokenCache } from '@sluice/redis';
 import { OIDC_CLIENTS, startOIDCProvider, startProtectedAPI, type OIDCProvider, type ProtectedAPI } from '@sluice/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { monitorRedis } from './fixtures/monitor.js';
 import { useRedis } from './fixtures/use-redis.js';
 
 const fx = useRedis();
@@ -61,17 +62,15 @@ describe('RedisTokenCache.release after a failed token request', () => {
     // a's secret is wrong: the provider refuses its token request (401 invalid_client) once it is let through.
     const a = instance(ns, 'outdated-secret');
     const b = instance(ns);
-    const monitor = await fx.connect().monitor();
-    fx.track({ close: () => monitor.disconnect() });
     // Commands of this namespace as Redis received them, in order (MONITOR).
     const log: string[] = [];
     let waiting: (() => void) | undefined;
-    monitor.on('monitor', (_time: string, args: string[]) => {
+    fx.track(await monitorRedis(fx.server.port, (args) => {
       const entry = args.join(' ');
       if (!entry.includes(ns)) return;
       log.push(entry);
       waiting?.();
-    });
+    }));
     /** Resolves with the entries from `from` on that pass `test`, once there are `count` of them. */
     const waitFor = (from: number, test: (entry: string) => boolean, count = 1): Promise<string[]> => new Promise((resolve) => {
       const check = (): void => {
