@@ -12,6 +12,8 @@ export const EXIT = {
   sigint: 130,
   /** Stopped with SIGTERM (128 + SIGTERM). */
   sigterm: 143,
+  /** An error escaped the command, or it was left unfinished with nothing to wait for (sysexits EX_SOFTWARE). */
+  internal: 70,
 } as const;
 
 /** A mistake in the command line: printed with a hint, exit code 2. */

@@ -2,6 +2,7 @@ import { describeRequest, type Plugin, type SluiceEvent } from '@sluice/core';
 import { createODataClient, type ODataClient } from '@sluice/odata';
 import { authHttpOptions, resolveAuth, type AuthFlags, type AuthPlan } from './auth.js';
 import { UsageError } from './errors.js';
+import { noteActivity } from './exit-guard.js';
 import type { Terminal } from './terminal.js';
 import { checkTLSFlags, explainTransportError, transportOptions, type TransportFlags } from './transport-flags.js';
 
@@ -112,7 +113,11 @@ function openClient(
       plugins: flags.verbose ? [...auth.plugins, requestLog(terminal)] : auth.plugins,
       // Events never carry secrets: with --verbose each one is a line (token requests, rebased links, pauses).
       // request.start/response/end would repeat the line requestLog writes per response; retries and waits still show.
-      ...(flags.verbose ? { onEvent: (event: SluiceEvent) => { if (event.type !== 'request.start' && event.type !== 'request.response' && event.type !== 'request.end') terminal.debug(describeEvent(event)); } } : {}),
+      // The last event is kept for the message of a process that ends unfinished (exit-guard.ts).
+      onEvent: (event: SluiceEvent) => {
+        noteActivity(() => describeEvent(event));
+        if (flags.verbose && event.type !== 'request.start' && event.type !== 'request.response' && event.type !== 'request.end') terminal.debug(describeEvent(event));
+      },
       ...(flags.timeout === undefined ? {} : { timeout: flags.timeout }),
       ...(retries === undefined ? {} : { retry: { maxAttempts: retries + 1 } }),
       ...transport,

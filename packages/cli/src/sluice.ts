@@ -1,4 +1,5 @@
-// The `sluice` executable: runs the command line and exits with its code.
+// The `sluice` executable: runs the command line and exits with its code, never without a message.
+import { runGuarded } from './exit-guard.js';
 import { main } from './main.js';
 
-process.exitCode = await main(process.argv.slice(2));
+runGuarded(() => main(process.argv.slice(2)));
