@@ -34,6 +34,7 @@ export { EDM_PRIMITIVES, edmPrimitive, edmTsType, type EdmPrimitive, type EdmKin
 export type {
   ServiceMetadata, EntitySetInfo, EntityTypeInfo, PropertyInfo, NavigationInfo, ComplexTypeInfo, OperationInfo, OperationImportInfo, ParameterInfo,
 } from './metadata/model.js';
+export type { ServiceSpec, EntityTypeSpec, NavSpec, OperationSpec, EmptyMap } from './typed/spec.js';
 export { BatchFormatError } from './batch/errors.js';
 export { Batch, Changeset, BatchOperation, BatchRef, type BatchSendOptions, type BatchTarget } from './batch/batch.js';
 export type { BatchResult } from './batch/results.js';
