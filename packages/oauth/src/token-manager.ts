@@ -314,7 +314,10 @@ export class TokenManager {
     this.timers.add(cancel);
   }
 
-  /** Resolves at clock time `at` (at once when it has passed); rejects when the manager closes. */
+  /**
+   * Resolves at clock time `at` (at once when it has passed); rejects when the manager closes. The
+   * timer keeps the process alive, since someone awaits it (unlike the expiry timer of {@link timer}).
+   */
   private waitUntil(at: number): Promise<void> {
     const delay = at - this.init.clock.now();
     if (delay <= 0) return Promise.resolve();
@@ -325,10 +328,11 @@ export class TokenManager {
         cancel();
         reject(signal.reason as Error);
       };
+      // A caller awaits this wait: its timer keeps the process alive (an unref'd one let Node exit 13, silently).
       const cancel = this.init.clock.setTimer(delay, () => {
         signal.removeEventListener('abort', onAbort);
         resolve();
-      });
+      }, true);
       signal.addEventListener('abort', onAbort, { once: true });
     });
   }
