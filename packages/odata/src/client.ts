@@ -9,6 +9,8 @@ import { EntityQuery } from './query/entity.js';
 import { Query } from './query/query.js';
 import { expectJson, send, type ReadContext } from './read/context.js';
 import { toODataError } from './read/error-body.js';
+import { quoteExactNumbers } from './read/exact-numbers.js';
+import { largeProperties, PrecisionGuard } from './read/precision.js';
 import { CollectionStream, pageCollection, type StreamOptions } from './read/stream.js';
 import type { Page, StreamItem } from './read/stream-item.js';
 import { v2 } from './v2/protocol.js';
@@ -121,6 +123,7 @@ export class ODataClient {
   private metadataPromise: Promise<ServiceMetadata> | undefined;
   private metadataValue: ServiceMetadata | undefined;
   private readonly largeNumbers: 'string' | 'number';
+  private readonly precision: PrecisionGuard;
   private readonly tunnel: boolean;
   private readonly defaults: { pageRetries: number; maxPages: number | undefined; maxRecordBytes: number | undefined; maxPageBytes: number | undefined };
 
@@ -161,6 +164,7 @@ export class ODataClient {
     if (largeNumbers !== 'string' && largeNumbers !== 'number') throw new ConfigError('largeNumbers', `must be 'string' or 'number', got ${String(largeNumbers)}`);
     this.largeNumbers = largeNumbers;
     this.links = new LinkPolicy(this.serviceURL, { allowedOrigins: options.allowedOrigins, rebaseLinks: options.rebaseLinks }, this.http.events);
+    this.precision = new PrecisionGuard(this.http.events, largeNumbers);
     this.defaults = {
       pageRetries: checkCount(options.pageRetries, 'pageRetries', 0) ?? 3,
       maxPages: checkCount(options.maxPages, 'maxPages', 1),
@@ -315,6 +319,7 @@ export class ODataClient {
         maxPageBytes: checkCount(options.maxPageBytes, 'maxPageBytes', 1) ?? d.maxPageBytes,
       },
       checkVersion: this.checkVersion,
+      precision: this.precision,
     };
   }
 
@@ -324,7 +329,14 @@ export class ODataClient {
     const ctx = this.context(protocol, entityType, options, { type: 'read', entitySet: entitySetOf(this.serviceURL, url) });
     const response = await send(ctx, url, options.signal);
     await expectJson(response);
-    return withETag(protocol.decodeEntity(await response.json(), ctx.decode), response.headers.get('etag'));
+    let body: unknown;
+    if (this.precision.exactFor(response, protocol.version)) {
+      body = JSON.parse(quoteExactNumbers(await response.text(), 1, largeProperties(entityType)));
+    } else {
+      body = await response.json();
+      this.precision.checkRecord(body, entityType);
+    }
+    return withETag(protocol.decodeEntity(body, ctx.decode), response.headers.get('etag'));
   }
 
   /** @internal */

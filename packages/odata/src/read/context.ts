@@ -4,6 +4,7 @@ import type { LinkPolicy } from '../links/policy.js';
 import type { DecodeContext, ODataProtocol } from '../protocol/types.js';
 import { spanContext, type ODataSpan, type PageCounter } from '../telemetry.js';
 import { toODataError } from './error-body.js';
+import type { PrecisionGuard } from './precision.js';
 
 /** Size limits of a read, in bytes (undefined: no limit). */
 export interface ReadLimits {
@@ -37,6 +38,8 @@ export interface ReadContext {
   checkVersion(response: SluiceResponse): void;
   /** What the read is, for the span of each of its requests; `pages` numbers the pages of a collection read. */
   span?: { readonly base: ODataSpan; readonly pages: PageCounter | undefined } | undefined;
+  /** The client's watch over Int64/Decimal precision (v4 services that ignore IEEE754Compatible). */
+  precision?: PrecisionGuard | undefined;
 }
 
 const JSON_TYPE = /(^|\/|\+)json\b/i;

@@ -4,6 +4,10 @@ import { expectJson, send, type ReadContext } from './context.js';
 import { ItemScanner, type ScanBatch } from './scanner.js';
 import type { StreamItem } from './stream-item.js';
 import { utf8Text } from './utf8.js';
+import { quoteExactNumbers } from './exact-numbers.js';
+import { largeProperties } from './precision.js';
+
+const NONE: ReadonlySet<string> = new Set();
 
 /**
  * One attempt at reading one page: requests it, scans its body as bytes arrive and queues each record
@@ -63,6 +67,8 @@ export class PageLoad {
   private wakeRun: (() => void) | undefined;
   /** Resolves when done (never rejects). */
   readonly finished: Promise<void>;
+  /** Set when this answer's numbers are read from their digits: the Int64/Decimal property names. */
+  private exact: ReadonlySet<string> | undefined;
 
   constructor(private readonly ctx: ReadContext, readonly url: string, readonly skip: number, signal: AbortSignal, failure?: unknown, held = false) {
     this.refused = failure !== undefined;
@@ -97,6 +103,7 @@ export class PageLoad {
       this.readyHead = 0;
       if (run.values !== undefined && this.ctx.protocol.decodeRecord === undefined) {
         // Parsed already and nothing to decode: hand out the values as they are.
+        if (run.index === 0) this.ctx.precision?.checkRecord(run.values[0], this.ctx.decode.entityType);
         this.ready = run.values;
         this.readyItems = false;
       } else {
@@ -139,7 +146,9 @@ export class PageLoad {
     await expectJson(response);
     this.bodyStarted = true;
     const { maxRecordBytes, maxPageBytes } = ctx.limits;
-    const scanner = this.scanner = new ItemScanner(ctx.protocol.recordPaths, maxRecordBytes);
+    if (ctx.precision?.exactFor(response, ctx.protocol.version) === true) this.exact = largeProperties(ctx.decode.entityType) ?? NONE;
+    // Read exactly, records are parsed only here (the scanner's speculative parse would round numbers).
+    const scanner = this.scanner = new ItemScanner(ctx.protocol.recordPaths, maxRecordBytes, this.exact === undefined);
     let bytes = 0;
     for await (const chunk of response.body) {
       bytes += chunk.byteLength;
@@ -236,7 +245,8 @@ export class PageLoad {
     if (values === undefined) {
       try {
         // One JSON.parse for the whole run of elements.
-        values = JSON.parse(`[${utf8Text(buf, starts[from]!, ends[to - 1]!)}]`) as unknown[];
+        const text = `[${utf8Text(buf, starts[from]!, ends[to - 1]!)}]`;
+        values = JSON.parse(this.exact === undefined ? text : quoteExactNumbers(text, 2, this.exact)) as unknown[];
       } catch {
         values = undefined;
       }
@@ -247,7 +257,8 @@ export class PageLoad {
     for (let i = from; i < to; i++) {
       let value: unknown;
       try {
-        value = values !== undefined ? values[i - from] : JSON.parse(buf.toString('utf8', starts[i]!, ends[i]!));
+        value = values !== undefined ? values[i - from] : this.parseOne(buf.toString('utf8', starts[i]!, ends[i]!));
+        if (run.index === 0 && i === from && this.exact === undefined) this.ctx.precision?.checkRecord(value, this.ctx.decode.entityType);
         if (decodeRecord !== undefined) value = decodeRecord(value, decode);
       } catch (cause) {
         const excerpt = run.values !== undefined ? safeJson(run.values[i]) : buf.toString('utf8', starts[i]!, Math.min(ends[i]!, starts[i]! + 200));
@@ -257,6 +268,10 @@ export class PageLoad {
       items[i - from] = { value };
     }
     return items;
+  }
+
+  private parseOne(text: string): unknown {
+    return JSON.parse(this.exact === undefined ? text : quoteExactNumbers(text, 1, this.exact));
   }
 }
 

@@ -99,10 +99,11 @@ export class ItemScanner {
   /**
    * @param paths Key paths from the root to the record array, tried in order (`[['d', 'results'], ['d']]`).
    * @param maxRecordBytes Largest record accepted; a larger one throws ResponseSizeError.
+   * @param speculate Whether runs of records may be parsed while scanning (false: the caller parses every range).
    */
-  constructor(private readonly paths: readonly (readonly string[])[], private readonly maxRecordBytes?: number) {
+  constructor(private readonly paths: readonly (readonly string[])[], private readonly maxRecordBytes?: number, speculate = true) {
     // Speculative runs are up to 64 KiB: with a smaller record limit, every record is measured alone.
-    if (maxRecordBytes !== undefined && maxRecordBytes < SPECULATE_BYTES) this.misses = SPECULATE_MISSES;
+    if (!speculate || (maxRecordBytes !== undefined && maxRecordBytes < SPECULATE_BYTES)) this.misses = SPECULATE_MISSES;
   }
 
   /** Whether the record array was found. */
