@@ -52,3 +52,5 @@ export { AsyncPoller, AsyncOpStatus, createAsyncPoller, type AsyncPollerOptions,
 export {
   AsyncOperationError, AsyncOperationFailedError, AsyncOperationTimeoutError, AsyncOperationCancelledError, UnknownOperationError,
 } from './operations/errors.js';
+export { planPartitions, partitionQuery } from './partition/plan.js';
+export type { Partition, PartitionPlan, PartitionOptions, PartitionBoundaries, BoundaryValue } from './partition/types.js';

@@ -47,6 +47,8 @@ export interface QueryHost extends WriteHost {
   readonly serviceParams: readonly (readonly [string, string])[];
   /** Detects the version (and loads metadata when asked to) before a run. */
   ready(signal?: AbortSignal): Promise<ODataProtocol>;
+  /** The service's `$metadata`, loaded once. */
+  metadata(options?: ReadOptions): Promise<ServiceMetadata>;
   runGet(url: string, entityType: EntityTypeInfo | undefined, options: ReadOptions): Promise<unknown>;
   openStream(
     prepare: (signal: AbortSignal) => Promise<{ url: string; entityType: EntityTypeInfo | undefined }>, options: StreamOptions,

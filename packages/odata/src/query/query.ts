@@ -1,7 +1,7 @@
 import { ConfigError } from '@sluice/core';
 import type { StreamOptions } from '../read/stream.js';
 import type { Page, StreamItem } from '../read/stream-item.js';
-import { initialState, keySegment, QueryBase, type KeyValue, type QueryHost, type ReadOptions } from './base.js';
+import { initialState, keySegment, QueryBase, type KeyValue, type QueryHost, type QueryState, type ReadOptions } from './base.js';
 import { EntityQuery } from './entity.js';
 import { Expr, FilterBuilder } from './filter.js';
 import { checkIdentifier } from './names.js';
@@ -133,6 +133,11 @@ export class Query<T = Record<string, unknown>> extends QueryBase<T> {
   function<R = unknown>(name: string, params?: Readonly<Record<string, unknown>>): FunctionCall<R> {
     checkWritable(this.state, 'A bound function');
     return new FunctionCall<R>(this.host, name, { render: (p) => this.render(p), collection: true }, paramsOf(params));
+  }
+
+  /** @internal The client and state of this query (partition planning derives its sample reads from them). */
+  parts(): { host: QueryHost; state: QueryState } {
+    return { host: this.host, state: this.state };
   }
 
   /** GET `/<EntitySet>/$count` (with `$filter`/`$search` if set): the number of matching records. */
