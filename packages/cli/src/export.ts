@@ -4,6 +4,7 @@ import { columnsOf, csv, jsonArray, ndjson, type FormatName, type RecordFormat }
 import { checkDeltaFlags, deltaCSV, deltaRecords, entityRecord, explainDeltaError, type DeltaFlags } from './delta-export.js';
 import { explainNotFound } from './entity-set-check.js';
 import { FileSink, OutputClosed, StreamSink, type Sink } from './output.js';
+import { checkOutFile } from './out-file.js';
 import { buildQuery, list, type QueryFlags } from './query-flags.js';
 import { openService, type ConnectionFlags } from './session.js';
 import type { Terminal } from './terminal.js';
@@ -75,11 +76,13 @@ function skipRetried(error: Error, terminal: Terminal): void {
  */
 export async function exportEntitySet(serviceURL: string, entitySet: string, flags: ExportFlags, terminal: Terminal, signal: AbortSignal): Promise<void> {
   checkDeltaFlags(flags);
+  const toFile = flags.out !== undefined && flags.out !== '-';
+  if (toFile) for (const stale of await checkOutFile(flags.out!)) terminal.debug(`removed ${stale}, left by an export that was killed`);
   const od = await openService(serviceURL, flags, terminal, signal);
   try {
     const query = buildQuery(od, entitySet, flags);
     const delta = flags.deltaState === undefined ? undefined : deltaRecords(od, query, flags, signal);
-    const sink: Sink = flags.out !== undefined && flags.out !== '-' ? await FileSink.open(flags.out) : new StreamSink(terminal.stdout);
+    const sink: Sink = toFile ? await FileSink.open(flags.out!) : new StreamSink(terminal.stdout);
     // Records printed on the terminal itself would be torn apart by a bar redrawn among them.
     const dataOnScreen = sink instanceof StreamSink && (terminal.stdout as { isTTY?: boolean }).isTTY === true;
     const progress = createProgress(flags.quiet || (dataOnScreen && flags.progress === 'auto') ? 'never' : flags.progress, terminal.stderr);

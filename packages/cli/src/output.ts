@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
-import { rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { chmod, rename, stat, unlink } from 'node:fs/promises';
 import { once } from 'node:events';
+import { outFileError, partialFileName } from './out-file.js';
 
 /** Where exported text goes. `commit` makes it final; `discard` leaves nothing that looks complete. */
 export interface Sink {
@@ -27,22 +26,25 @@ export function removePendingFiles(): void {
 }
 
 /**
- * A file written atomically: the text goes to a temporary file beside the target, renamed over it by
- * `commit`. A failed or interrupted export removes the temporary file, so the target is either the
- * complete export or untouched.
+ * A file written atomically: the text goes to a temporary file beside the target
+ * (`<name>.sluice-partial-<host>-<pid>`), renamed over it by `commit`. A failed or interrupted export
+ * removes the temporary file, so the target is either the complete export or untouched; an existing
+ * target keeps its permissions. Check the target with {@link checkOutFile} before anything is read.
  */
 export class FileSink implements Sink {
   private constructor(readonly name: string, private readonly temp: string, private readonly stream: WriteStream) {}
 
   static async open(path: string): Promise<FileSink> {
-    const temp = join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.partial`);
+    const temp = partialFileName(path);
+    // A file of ours by that name is a leftover of a killed process that had our pid.
+    await unlink(temp).catch(() => undefined);
     const stream = createWriteStream(temp, { flags: 'wx' });
     pending.add(temp);
     try {
       await once(stream, 'open');
     } catch (error) {
       pending.delete(temp);
-      throw error;
+      throw outFileError(path, error);
     }
     return new FileSink(path, temp, stream);
   }
@@ -56,6 +58,9 @@ export class FileSink implements Sink {
       this.stream.once('error', reject);
       this.stream.end(resolve);
     });
+    // The replaced file's permissions stay (a 0600 export stays private).
+    const mode = await stat(this.name).then((st) => st.mode & 0o7777, () => undefined);
+    if (mode !== undefined) await chmod(this.temp, mode);
     await rename(this.temp, this.name);
     pending.delete(this.temp);
   }

@@ -37,8 +37,8 @@ describe('sluice failures', () => {
   it('an HTML login page instead of a JSON page exits 1 and says so', async () => {
     const r = await cli.run(['export', `${login.origin}/odata/`, 'Products', '--version', '4', '-o', '/nonexistent-dir/never.ndjson']);
     // The output folder does not exist: that is found before any request.
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('ENOENT');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('sluice: --out /nonexistent-dir/never.ndjson: the folder /nonexistent-dir does not exist\n');
     const html = await cli.run(['export', `${login.origin}/odata/`, 'Products', '--version', '4']);
     expect(html.code).toBe(1);
     expect(html.stdout).toBe('');
