@@ -358,7 +358,7 @@ export class ODataClient {
 
   /** @internal */
   writeSettings(): WriteSettings {
-    return { largeNumbers: this.largeNumbers, tunnel: this.tunnel, limits: { maxRecordBytes: this.defaults.maxRecordBytes, maxPageBytes: this.defaults.maxPageBytes } };
+    return { largeNumbers: this.largeNumbers, tunnel: this.tunnel, maxRedirects: this.http.options.maxRedirects, limits: { maxRecordBytes: this.defaults.maxRecordBytes, maxPageBytes: this.defaults.maxPageBytes } };
   }
 
   /** @internal */

@@ -8,9 +8,11 @@ export interface ODataErrorDetail {
 }
 
 /**
- * The service answered with an OData error body (v4 JSON, v2 JSON or SAP's XML). It is an
- * {@link HttpError} too, so `status` and the redacted `url` are there; `code`, `message`, `target` and
- * `details` come from the body.
+ * An OData request was answered with an error status: every error status of a read, write, action,
+ * `$batch` or batch part is one (v2 and v4). It is an {@link HttpError} too, so `status`, the redacted
+ * `url`, `headers` and `bodyExcerpt` are there. `code`, `odataMessage`, `target` and `details` come from
+ * the body when it is an OData error (v4 JSON, v2 JSON or SAP's XML); with any other body (empty, HTML,
+ * plain text) `code` and `odataMessage` are undefined. `cause` is the plain {@link HttpError} of the answer.
  *
  * @example
  * ```ts
@@ -20,10 +22,10 @@ export interface ODataErrorDetail {
  * ```
  */
 export class ODataError extends HttpError {
-  /** The service's error code (may be an empty string). */
-  readonly code: string;
-  /** The service's message, without the request line that `message` adds. */
-  readonly odataMessage: string;
+  /** The service's error code (may be an empty string); undefined when the body is no OData error. */
+  readonly code: string | undefined;
+  /** The service's message, without the request line that `message` adds; undefined when the body is no OData error. */
+  readonly odataMessage: string | undefined;
   /** What the error is about, such as a property name, when the service says. */
   readonly target: string | undefined;
   /** Further errors the service listed. */
@@ -32,7 +34,7 @@ export class ODataError extends HttpError {
   readonly requestId: string | undefined;
 
   constructor(init: ConstructorParameters<typeof HttpError>[0] & {
-    code: string; message: string; target?: string | undefined; details?: readonly ODataErrorDetail[]; requestId?: string | undefined;
+    code?: string | undefined; message?: string | undefined; target?: string | undefined; details?: readonly ODataErrorDetail[] | undefined; requestId?: string | undefined;
   }) {
     super(init);
     this.code = init.code;
@@ -40,7 +42,9 @@ export class ODataError extends HttpError {
     this.target = init.target;
     this.details = init.details ?? [];
     this.requestId = init.requestId;
-    this.message = `${this.method} ${this.url} failed with status ${this.status}: ${init.code ? init.code + ': ' : ''}${init.message}`;
+    if (init.code !== undefined || init.message !== undefined) {
+      this.message = `${this.method} ${this.url} failed with status ${this.status}: ${init.code ? init.code + ': ' : ''}${init.message ?? ''}`;
+    }
   }
 }
 

@@ -42,7 +42,7 @@ export { ODATA_SPAN_ATTRIBUTES, type ODataOperationType } from './telemetry.js';
 export { DeltaSync, DeltaExpiredError, type DeltaChange, type DeltaSyncOptions } from './delta/delta.js';
 export { FileDeltaStore, type DeltaStore } from './delta/store.js';
 export { etagOf, type ETagSource } from './write/etag.js';
-export { PreconditionFailedError, PreconditionRequiredError, ReadOnlyQueryError } from './write/errors.js';
+export { LogonRedirectError, PreconditionFailedError, PreconditionRequiredError, ReadOnlyQueryError, WriteRedirectError } from './write/errors.js';
 export type { CreateOptions, UpdateOptions, DeleteOptions, WriteResult } from './write/entity-writes.js';
 export type { ConditionalRead } from './write/conditional.js';
 export type { WriteOptions } from './write/host.js';

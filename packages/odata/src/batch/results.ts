@@ -1,11 +1,12 @@
 // Turns the responses of a batch into results: typed bodies decoded like single requests, typed errors.
-import { redactURL } from '@sluice/core';
+import { HttpError, redactURL } from '@sluice/core';
 import { ODataError } from '../errors.js';
 import type { EntityTypeInfo } from '../metadata/model.js';
 import type { DecodeContext, ODataProtocol } from '../protocol/types.js';
 import { parseErrorBody } from '../read/error-body.js';
 import { withETag } from '../write/etag.js';
-import { writeError } from '../write/errors.js';
+import { LogonRedirectError, writeError, WriteRedirectError } from '../write/errors.js';
+import { isLogonPage, isRedirectStatus } from '../write/redirect.js';
 import type { BatchPartResponse } from './types.js';
 
 /**
@@ -37,14 +38,20 @@ export interface ResultShape {
   readonly entityType: EntityTypeInfo | undefined;
 }
 
-function errorOf(r: BatchPartResponse, shape: ResultShape): ODataError {
+function errorOf(r: BatchPartResponse, shape: ResultShape, location: string | undefined): ODataError {
   const parsed = parseErrorBody(r.body);
   const init = {
     status: r.status, method: shape.method, url: redactURL(shape.url), headers: r.headers, bodyExcerpt: r.body.slice(0, 1024),
-    code: parsed?.code ?? '', message: parsed?.message ?? (r.body.slice(0, 200) || `status ${r.status}`), target: parsed?.target, details: parsed?.details,
+    code: parsed?.code, message: parsed?.message, target: parsed?.target, details: parsed?.details,
     requestId: r.headers['x-request-id'] ?? r.headers['sap-request-id'],
   };
-  return writeError(new ODataError(init)) as ODataError;
+  const error = new ODataError({ ...init, cause: new HttpError(init) });
+  if (isRedirectStatus(r.status)) {
+    // A part is never followed: a redirect is no result of the operation (a logon page: the session ended).
+    if (location !== undefined && URL.canParse(location) && isLogonPage(new URL(location))) return new LogonRedirectError(error, location);
+    return new WriteRedirectError(error, location, 'a batch operation answered with a redirect was not applied there');
+  }
+  return writeError(error);
 }
 
 function collectionOf(json: unknown, protocol: ODataProtocol, ctx: DecodeContext): unknown[] | undefined {
@@ -61,7 +68,7 @@ export function resultOf(r: BatchPartResponse, shape: ResultShape, protocol: ODa
   const base = { status: r.status, headers: r.headers };
   const locationHeader = r.headers['location'] ?? r.headers['odata-entityid'];
   const location = locationHeader === undefined ? undefined : URL.canParse(locationHeader, shape.url) ? new URL(locationHeader, shape.url).href : locationHeader;
-  if (r.status >= 400) return { ok: false, ...base, value: undefined, etag: undefined, location: undefined, error: errorOf(r, shape) };
+  if (r.status >= 400 || isRedirectStatus(r.status)) return { ok: false, ...base, value: undefined, etag: undefined, location: undefined, error: errorOf(r, shape, location) };
   let value: unknown;
   if (r.body.trim() !== '' && r.status !== 204) {
     let json: unknown;

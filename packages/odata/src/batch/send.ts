@@ -5,6 +5,7 @@ import type { ODataProtocol } from '../protocol/types.js';
 import { toODataError } from '../read/error-body.js';
 import { writeError } from '../write/errors.js';
 import type { WriteHost, WriteOptions } from '../write/host.js';
+import { exchangeWrite } from '../write/redirect.js';
 import { ResponseSizeError } from '../errors.js';
 import { BatchFormatError } from './errors.js';
 import { encodeJsonBatch, readJsonBatch } from './json.js';
@@ -38,7 +39,7 @@ export async function sendBatch(
   // A failed request must not stop the others (OData 4.01 Part 1 section 8.2.8.3).
   if (protocol.version === '4.0') headers['prefer'] = format === 'json' ? 'continue-on-error' : 'odata.continue-on-error';
   const limits = host.writeSettings().limits ?? {};
-  const response = await host.exchange({ method: 'POST', url, headers, body, signal: options.signal, timeout: options.timeout, span: { type: 'batch' } });
+  const response = await exchangeWrite(host, { method: 'POST', url, headers, body, signal: options.signal, timeout: options.timeout, span: { type: 'batch' } });
   if (response.status >= 400) throw writeError(await toODataError(response));
   const type = response.headers.get('content-type');
   if (format === 'json') {

@@ -1,4 +1,4 @@
-import { errorResponseInit, redactText, type Client, type SluiceResponse } from '@sluice/core';
+import { errorResponseInit, HttpError, redactText, type Client, type SluiceResponse } from '@sluice/core';
 import { parseHttpResponse } from '../batch/multipart-parse.js';
 import { ODataError, ODataFormatError } from '../errors.js';
 import type { LinkKind } from '../links/policy.js';
@@ -59,9 +59,8 @@ export function embeddedError(embedded: EmbeddedResponse, monitor: SluiceRespons
   const parsed = parseErrorBody(embedded.body);
   const excerpt = embedded.body.slice(0, 64 * 1024);
   const init = errorResponseInit(monitor, { text: redactText(excerpt), truncated: embedded.body.length > excerpt.length, cause: undefined });
-  return new ODataError({
-    ...init, status: embedded.status, code: parsed?.code ?? '', message: parsed?.message ?? `status ${embedded.status}`, target: parsed?.target, details: parsed?.details,
-  });
+  const plain = { ...init, status: embedded.status };
+  return new ODataError({ ...plain, code: parsed?.code, message: parsed?.message, target: parsed?.target, details: parsed?.details, cause: new HttpError(plain) });
 }
 
 /**

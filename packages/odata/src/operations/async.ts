@@ -187,7 +187,7 @@ export class AsyncPoller<T = unknown> {
     const embedded = await readEmbedded(response);
     if (embedded.status >= 400) {
       const cause = embeddedError(embedded, response);
-      throw new AsyncOperationFailedError(redactURL(this.statusURL), polls, cause.odataMessage, undefined, { cause });
+      throw new AsyncOperationFailedError(redactURL(this.statusURL), polls, cause.odataMessage ?? `status ${embedded.status}`, undefined, { cause });
     }
     const location = embedded.headers['location'];
     const resultURL = location === undefined ? undefined : this.host.report('location', location, response.url);

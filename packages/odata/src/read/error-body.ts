@@ -69,14 +69,13 @@ function requestIdOf(response: SluiceResponse): string | undefined {
 }
 
 /**
- * Reads an error response (status >= 400) into an {@link ODataError} when its body is an OData error,
- * otherwise into a plain {@link HttpError} with an excerpt.
+ * Reads an error response (status >= 400) into an {@link ODataError}: code, message, target and details
+ * from an OData error body, undefined with any other body. Its `cause` is the plain {@link HttpError}.
  */
-export async function toODataError(response: SluiceResponse): Promise<HttpError> {
+export async function toODataError(response: SluiceResponse): Promise<ODataError> {
   // Core's reader: at most 64 KiB, redacted, the rest dropped so the connection is released.
   const body = await readErrorBody(response);
   const base = errorResponseInit(response, body);
   const parsed = parseErrorBody(body.text);
-  if (!parsed) return new HttpError(base);
-  return new ODataError({ ...base, ...parsed, requestId: requestIdOf(response) });
+  return new ODataError({ ...base, ...parsed, requestId: requestIdOf(response), cause: new HttpError(base) });
 }

@@ -26,6 +26,8 @@ export interface WriteSettings {
   readonly tunnel: boolean;
   /** The client's size limits (`maxRecordBytes`, `maxPageBytes`): a batch answer is bound by them too. */
   readonly limits?: Partial<ReadLimits>;
+  /** Most `307`/`308` redirects a write follows (the core client's `maxRedirects`). */
+  readonly maxRedirects?: number;
 }
 
 /** What writes and operations need from the OData client. @internal */

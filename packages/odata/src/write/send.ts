@@ -5,6 +5,7 @@ import { entitySetOf, type ODataOperationType, type ODataSpan } from '../telemet
 import { toODataError } from '../read/error-body.js';
 import { writeError } from './errors.js';
 import type { WriteHost, WriteOptions } from './host.js';
+import { exchangeWrite } from './redirect.js';
 
 const JSON_TYPE = /(^|\/|\+)json\b/i;
 
@@ -24,8 +25,9 @@ const WRITE_TYPES: Record<WriteRequest['method'], ODataOperationType> = { POST: 
 
 /**
  * Sends a write: the version's method (MERGE, tunnelling), content type and version headers, the body as
- * JSON. An error status becomes an ODataError (412 PreconditionFailedError, 428
- * PreconditionRequiredError); a success answered with an HTML page (an SAP logon page after the session
+ * JSON. A `307`/`308` to the same origin is followed with method and body; any other redirect is a
+ * WriteRedirectError (LogonRedirectError to a logon page). An error status becomes an ODataError (412
+ * PreconditionFailedError, 428 PreconditionRequiredError); a success answered with an HTML page (an SAP logon page after the session
  * ended) is an ODataFormatError. @internal
  */
 export async function sendWrite(host: WriteHost, protocol: ODataProtocol, req: WriteRequest): Promise<SluiceResponse> {
@@ -34,7 +36,7 @@ export async function sendWrite(host: WriteHost, protocol: ODataProtocol, req: W
   const m = req.method === 'POST' || req.method === 'GET' ? { method: req.method, headers: {} } : protocol.write.method(req.method, tunnel);
   const base = protocol.write.writeHeaders(settings.largeNumbers);
   if (req.body === undefined) delete base['content-type'];
-  const response = await host.exchange({
+  const response = await exchangeWrite(host, {
     method: m.method,
     url: req.url,
     headers: { ...req.options.headers, ...base, ...m.headers, ...req.headers },
