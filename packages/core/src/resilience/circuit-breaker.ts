@@ -1,21 +1,9 @@
 import { CircuitOpenError } from '../errors.js';
-import type { ResolvedResilience } from './options.js';
+import type { CircuitState, ResolvedResilience } from './options.js';
+
+// The option's own types live with the options (no import cycle); re-exported where they always were.
+export type { CircuitState, CircuitStateChange } from './options.js';
 import { SlidingCounter } from './sliding-counter.js';
-
-/** State of one origin's circuit. */
-export type CircuitState = 'closed' | 'open' | 'half-open';
-
-/** What `circuitBreaker.onStateChange` receives. */
-export interface CircuitStateChange {
-  /** The origin whose circuit changed. */
-  origin: string;
-  from: CircuitState;
-  to: CircuitState;
-  /** Why, e.g. `5 consecutive failures` or `probe succeeded`. */
-  reason: string;
-  /** When opening: epoch ms from which a probe will be let through. */
-  retryAt?: number;
-}
 
 /** The outcome of one attempt as the breaker judges it. */
 export type AttemptOutcome = 'success' | 'failure' | 'neutral';

@@ -1,5 +1,19 @@
 import { ConfigError } from '../errors.js';
-import type { CircuitStateChange } from './circuit-breaker.js';
+
+/** State of one origin's circuit. */
+export type CircuitState = 'closed' | 'open' | 'half-open';
+
+/** What `circuitBreaker.onStateChange` receives. */
+export interface CircuitStateChange {
+  /** The origin whose circuit changed. */
+  origin: string;
+  from: CircuitState;
+  to: CircuitState;
+  /** Why, e.g. `5 consecutive failures` or `probe succeeded`. */
+  reason: string;
+  /** When opening: epoch ms from which a probe will be let through. */
+  retryAt?: number;
+}
 
 /**
  * Client-side rate limit (`rateLimit` option): a token bucket shared by every request of the client.
