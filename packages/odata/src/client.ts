@@ -13,8 +13,8 @@ import { quoteExactNumbers } from './read/exact-numbers.js';
 import { largeProperties, PrecisionGuard } from './read/precision.js';
 import { CollectionStream, pageCollection, type StreamOptions } from './read/stream.js';
 import type { Page, StreamItem } from './read/stream-item.js';
-import { v2 } from './v2/protocol.js';
 import { v4 } from './v4/protocol.js';
+import { declaredBy, PROTOCOLS, protocolFor, protocolOfServiceDocument } from './version.js';
 import { ActionCall, FunctionCall, paramsOf } from './operations/call.js';
 import { withETag } from './write/etag.js';
 import type { ExchangeInit, WriteSettings } from './write/host.js';
@@ -80,27 +80,6 @@ const OPTION_KEYS = [
   'serviceURL', 'client', 'http', 'version', 'loadMetadata', 'largeNumbers', 'allowedOrigins', 'rebaseLinks',
   'pageRetries', 'maxPages', 'maxRecordBytes', 'maxPageBytes', 'csrf', 'tunnel',
 ] as const;
-
-const PROTOCOLS: Record<ODataVersion, ODataProtocol> = { '2.0': v2, '4.0': v4 };
-
-/** Maps a declared version (`4.0`, `4.01`, `2.0`, `1.0`, `3.0`) to the protocol that reads it. */
-function protocolFor(version: string | null | undefined): ODataProtocol | undefined {
-  if (!version) return undefined;
-  const major = version.trim().split(/[.;]/)[0];
-  if (major === '4') return v4;
-  if (major === '1' || major === '2' || major === '3') return v2;
-  return undefined;
-}
-
-/** The version a response declares in its headers. */
-function declaredBy(response: SluiceResponse): { protocol: ODataProtocol; header: string } | undefined {
-  for (const name of ['odata-version', 'dataserviceversion']) {
-    const value = response.headers.get(name);
-    const protocol = protocolFor(value);
-    if (protocol !== undefined) return { protocol, header: `${name}: ${value}` };
-  }
-  return undefined;
-}
 
 /**
  * An OData client (SPEC 4.5): `from(set)` starts a query, `singleton(name)` addresses a singleton,
@@ -234,21 +213,33 @@ export class ODataClient {
       headers: { accept: 'application/json', 'odata-maxversion': '4.0', maxdataserviceversion: '2.0' }, context: spanContext({ type: 'service_document' }),
     });
     if (response.status >= 400) throw await toODataError(response);
-    let protocol = declaredBy(response)?.protocol;
-    if (protocol === undefined) {
+    const declared = declaredBy(response);
+    let found: { protocol: ODataProtocol; from: 'header' | 'service-document' | 'metadata'; detail: string } | undefined;
+    if (declared !== undefined) {
+      await response.cancel();
+      found = { protocol: declared.protocol, from: 'header', detail: declared.header };
+    } else {
       // No version header: tell by the service document's shape (v2 `d.EntitySets`, v4 `value` + context).
-      const text = await response.text();
-      let doc: unknown;
-      try { doc = JSON.parse(text); } catch { doc = undefined; }
-      const d = (doc as { d?: { EntitySets?: unknown } } | undefined)?.d;
-      if (Array.isArray(d?.EntitySets)) protocol = v2;
-      else if (typeof doc === 'object' && doc !== null && Array.isArray((doc as { value?: unknown }).value)) protocol = v4;
-    } else await response.cancel();
-    if (protocol === undefined) {
-      throw new ODataFormatError("Could not detect the OData version: the service root declares none (no OData-Version or DataServiceVersion header); pass version '2.0' or '4.0'", response.status);
+      const byShape = protocolOfServiceDocument(await response.text());
+      if (byShape !== undefined) found = { protocol: byShape, from: 'service-document', detail: `the service document's JSON shape (no version header)` };
     }
-    this.protocol ??= protocol;
+    if (found === undefined) {
+      // The root says nothing (an Atom XML service document, a gateway stripping headers): $metadata declares its version.
+      const none = "Could not detect the OData version: the service root declares none (no OData-Version or DataServiceVersion header, no JSON service document)";
+      let md: ServiceMetadata;
+      try {
+        md = await this.metadata({ signal });
+      } catch (cause) {
+        if (signal?.aborted) throw cause;
+        throw new ODataFormatError(`${none} and $metadata could not be read (${cause instanceof Error ? cause.message : String(cause)}); pass version '2.0' or '4.0'`, response.status, { cause });
+      }
+      const byMetadata = protocolFor(md.version) ?? this.protocol;
+      if (byMetadata === undefined) throw new ODataFormatError(`${none} nor does $metadata; pass version '2.0' or '4.0'`, response.status);
+      found = { protocol: byMetadata, from: 'metadata', detail: `$metadata declares version ${md.version ?? byMetadata.version} (the service root declares none)` };
+    }
+    this.protocol ??= found.protocol;
     this.versionVerified = true;
+    this.http.events.emit('odata.version.detected', { version: this.protocol.version, from: found.from, detail: found.detail });
     return this.protocol;
   }
 

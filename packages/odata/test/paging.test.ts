@@ -1,3 +1,5 @@
+import type { SluiceEvent } from '@sluice/core';
+import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { ODataFormatError, PageError, PagingError, type StreamItem } from '../src/index.js';
 import { client, collect, ids, json, records, serve } from './helpers.js';
@@ -116,7 +118,42 @@ describe('version detection without version headers', () => {
     const detect = (path: string) => client(server, { serviceURL: `${server.origin}${path}`, version: 'auto' });
     expect((await detect('/svc/').ready()).version).toBe('4.0');
     expect((await detect('/v2/').ready()).version).toBe('2.0');
-    await expect(detect('/login/').ready()).rejects.toThrow(/detect the OData version/);
     expect(server.requests.some((r) => r.url.includes('$metadata'))).toBe(false);
+    await expect(detect('/login/').ready()).rejects.toThrow(/detect the OData version.*\$metadata could not be read/);
+  });
+});
+
+const EDMX = (edmxVersion: string, dsv = '') =>
+  `<?xml version="1.0"?><edmx:Edmx Version="${edmxVersion}" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx"><edmx:DataServices${dsv ? ` m:DataServiceVersion="${dsv}" xmlns:m="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata"` : ''}>` +
+  '<Schema Namespace="S" xmlns="http://docs.oasis-open.org/odata/ns/edm"><EntityType Name="P"><Key><PropertyRef Name="ID"/></Key><Property Name="ID" Type="Edm.Int32" Nullable="false"/></EntityType>' +
+  '<EntityContainer Name="C"><EntitySet Name="P" EntityType="S.P"/></EntityContainer></Schema></edmx:DataServices></edmx:Edmx>';
+const ATOM = '<?xml version="1.0" encoding="utf-8"?><service xmlns="http://www.w3.org/2007/app"><workspace><collection href="P"/></workspace></service>';
+const xml = (body: string) => (res: ServerResponse) => { res.writeHead(200, { 'content-type': 'application/xml' }); res.end(body); };
+
+describe('version detection when the service root says nothing', () => {
+  it('falls back to the version $metadata declares (EDMX 4.0, EDMX 1.0 with DataServiceVersion 2.0) and the event says so', async () => {
+    const server = await serve({
+      '/v4/': xml(ATOM), '/v4/$metadata': xml(EDMX('4.0')), '/v4/P': (res) => json(res, { value: [{ ID: 1 }] }),
+      '/v2/': xml(ATOM), '/v2/$metadata': xml(EDMX('1.0', '2.0')), '/v2/P': (res) => json(res, { d: { results: [{ ID: 2 }] } }),
+    });
+    for (const [path, version, id] of [['/v4/', '4.0', 1], ['/v2/', '2.0', 2]] as const) {
+      const od = client(server, { serviceURL: `${server.origin}${path}`, version: 'auto' });
+      const events: SluiceEvent[] = [];
+      od.http.events.on((e) => events.push(e));
+      expect(await od.from('P').list()).toEqual([{ ID: id }]);
+      expect(od.version).toBe(version);
+      expect(events.filter((e) => e.type === 'odata.version.detected')).toEqual([
+        expect.objectContaining({ version, from: 'metadata', detail: expect.stringContaining('$metadata declares version') }),
+      ]);
+    }
+  });
+
+  it('the event names the header when the root declares one', async () => {
+    const server = await serve({ '/svc/': (res) => json(res, { value: [] }, { 'odata-version': '4.0' }) });
+    const od = client(server, { version: 'auto' });
+    const events: SluiceEvent[] = [];
+    od.http.events.on((e) => events.push(e));
+    await od.ready();
+    expect(events).toContainEqual(expect.objectContaining({ type: 'odata.version.detected', version: '4.0', from: 'header', detail: 'odata-version: 4.0' }));
   });
 });
