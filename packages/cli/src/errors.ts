@@ -1,5 +1,6 @@
 import { ConfigError, HttpError, NetworkError, SluiceError, TimeoutError } from '@sluice/core';
 import { MetadataParseError, PageError } from '@sluice/odata';
+import { attemptsTo } from './attempts.js';
 
 /** Exit codes of `sluice` (documented in the README). */
 export const EXIT = {
@@ -79,10 +80,14 @@ function hintFor(error: unknown): string | undefined {
 /** The one line printed for a failure (messages of sluice errors never carry secrets). */
 export function describeError(error: unknown): string {
   let message = error instanceof Error ? error.message : String(error);
-  // A page that failed for good: what failed says it all; the attempts count only when there were several.
-  if (error instanceof PageError && error.cause instanceof Error) {
-    message = `${error.cause.message}${error.attempt > 1 ? ` (gave up after ${error.attempt} attempts)` : ''}`;
-  }
+  // A page that failed for good: what failed says it all. The count is of HTTP attempts (core's retries
+  // within each page attempt), shown only when there were several.
+  if (error instanceof PageError && error.cause instanceof Error) message = error.cause.message;
+  // Request errors start with the method and the redacted URL, as the attempt events name it.
+  const url = error instanceof PageError ? error.url : error instanceof HttpError ? error.url
+    : error instanceof SluiceError ? /^[A-Z]+ (\S+) /.exec(message)?.[1] : undefined;
+  const attempts = Math.max(url === undefined ? 0 : attemptsTo(url), error instanceof PageError ? error.attempt : 0);
+  if (attempts > 1) message = `${message.split('\n')[0]} (gave up after ${attempts} attempts)`;
   const hint = hintFor(error);
   return `sluice: ${message.split('\n')[0]}${hint ? ` (${hint})` : ''}`;
 }

@@ -2,6 +2,7 @@ import { describeRequest, type Plugin, type SluiceEvent } from '@sluice/core';
 import { createODataClient, type ODataClient } from '@sluice/odata';
 import { authHttpOptions, resolveAuth, type AuthFlags, type AuthPlan } from './auth.js';
 import { UsageError } from './errors.js';
+import { countAttempt } from './attempts.js';
 import { noteActivity } from './exit-guard.js';
 import type { Terminal } from './terminal.js';
 import { checkTLSFlags, explainTransportError, transportOptions, type TransportFlags } from './transport-flags.js';
@@ -116,6 +117,7 @@ function openClient(
       // The last event is kept for the message of a process that ends unfinished (exit-guard.ts).
       onEvent: (event: SluiceEvent) => {
         noteActivity(() => describeEvent(event));
+        countAttempt(event);
         if (flags.verbose && event.type !== 'request.start' && event.type !== 'request.response' && event.type !== 'request.end') terminal.debug(describeEvent(event));
       },
       ...(flags.timeout === undefined ? {} : { timeout: flags.timeout }),

@@ -69,9 +69,25 @@ describe('sluice failures', () => {
     try {
       const r = await cli.run(['export', srv.v4, 'Products', '--retries', '1']);
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/^sluice: GET \S+\/Products failed with status 503\b[^\n]*\n$/);
+      expect(r.stderr).toMatch(/^sluice: GET \S+\/Products failed with status 503\b[^\n]*\(gave up after 2 attempts\)\n$/);
     } finally {
       srv.setFaults({});
+    }
+  });
+
+  it('a failed page names its $skiptoken (not a secret) and the true number of HTTP attempts; a secret parameter stays hidden', async () => {
+    const paged = await startODataServer({ products: 500, pageSize: 100 });
+    paged.setFaults({ failPage: { page: 2, status: 503, times: 100, retryAfter: 0 } });
+    try {
+      const r = await cli.run(['export', paged.v4, 'Products', '-q', '--param', 'access_token=tok-s3cret-9']);
+      expect(r.code).toBe(1);
+      // The default: 3 attempts per request (core's retries), all of them on one page attempt of the stream.
+      expect(r.stderr).toBe(`sluice: GET ${paged.v4}Products?access_token=[REDACTED]&$skiptoken=200 failed with status 503: ServiceUnavailable: Injected failure of page 2 (gave up after 3 attempts)\n`);
+      expect(paged.requests.filter((q) => q.url.includes('skiptoken=200'))).toHaveLength(3);
+      const once = await cli.run(['export', paged.v4, 'Products', '-q', '--retries', '0']);
+      expect(once.stderr).toMatch(/\?\$skiptoken=200 failed with status 503: ServiceUnavailable: Injected failure of page 2\n$/);
+    } finally {
+      await paged.close();
     }
   });
 });

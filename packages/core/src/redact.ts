@@ -33,8 +33,11 @@ export const CREDENTIAL_HEADERS: readonly string[] = [
   'x-amz-security-token', 'x-session-token', 'x-vault-token',
 ];
 
-/** Names that contain a sensitive part but carry no secret (`token_type=bearer`). */
-const HARMLESS = new Set(['tokentype', 'tokenendpoint', 'tokenurl', 'expiresin']);
+/**
+ * Names that contain a sensitive part but carry no secret (`token_type=bearer`); an OData `$skiptoken` is a
+ * paging cursor the service wrote into its own next link, shown so an error tells which page failed.
+ */
+const HARMLESS = new Set(['tokentype', 'tokenendpoint', 'tokenurl', 'expiresin', '$skiptoken', 'skiptoken']);
 /** Names from {@link SENSITIVE_PARAM_NAMES} that, as JSON or XML field names, mean something else (an OData error `code`). */
 const URL_ONLY = new Set(['code', 'state', 'key', 'sv']);
 

@@ -34,6 +34,12 @@ describe('redactURL', () => {
     expect(redactURL('https://h/p?page=2&top=10&filter=a')).toBe('https://h/p?page=2&top=10&filter=a');
   });
 
+  it('keeps an OData $skiptoken (a paging cursor, not a secret) and still redacts a secret beside it', () => {
+    expect(redactURL('https://h/svc/Orders?$skiptoken=500&access_token=tok123')).toBe('https://h/svc/Orders?$skiptoken=500&access_token=[REDACTED]');
+    expect(redactURL("https://h/svc/Orders?%24skiptoken='A%2C1'")).toBe("https://h/svc/Orders?%24skiptoken='A%2C1'");
+    expect(redactText('next: https://h/svc/Orders?skiptoken=12&password=hunter2')).toBe('next: https://h/svc/Orders?skiptoken=12&password=[REDACTED]');
+  });
+
   it('takes more names with addSensitiveParams', () => {
     expect(redactURL('https://h/p?sap-passport=abc')).toBe('https://h/p?sap-passport=abc');
     addSensitiveParams('sap-passport');
