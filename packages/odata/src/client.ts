@@ -164,10 +164,10 @@ export class ODataClient {
 
   /**
    * An unbound action (an action import; a v2 function import, with the method `$metadata` declares):
-   * add parameters with `parameter()`, send with `execute()`. T is the returned value's type.
+   * add parameters with `params` or `parameter()`, send with `execute()`. T is the returned value's type.
    */
-  action<T = unknown>(name: string): ActionCall<T> {
-    return new ActionCall<T>(this, name, undefined, []);
+  action<T = unknown>(name: string, params?: Readonly<Record<string, unknown>>): ActionCall<T> {
+    return new ActionCall<T>(this, name, undefined, paramsOf(params));
   }
 
   /** An unbound function (a function import): parameters go into the URL as escaped literals. */
@@ -181,6 +181,11 @@ export class ODataClient {
    */
   batch(): Batch {
     return new Batch(this);
+  }
+
+  /** This client (the untyped view of a client created with `createODataClient<Service>()`). */
+  get untyped(): ODataClient {
+    return this;
   }
 
   /** The OData version in use, once known (explicit, or detected by a first read or `ready()`). */
@@ -407,18 +412,4 @@ function checkBoolean(value: unknown, name: string): boolean | undefined {
 function checkCount(n: number | undefined, name: string, min: number): number | undefined {
   if (n !== undefined && (!Number.isSafeInteger(n) || n < min)) throw new ConfigError(name, `must be an integer >= ${min}, got ${String(n)}`);
   return n;
-}
-
-/**
- * Creates an OData client (SPEC 4.5) on an existing core client or on core options.
- *
- * @example
- * ```ts
- * import { createODataClient } from '@sluice/odata'
- * const od = createODataClient({ serviceURL: 'https://services.odata.org/V4/TripPinService/' })
- * const people = await od.from<{ UserName: string }>('People').select('UserName').top(3).list()
- * ```
- */
-export function createODataClient(options: ODataClientOptions): ODataClient {
-  return new ODataClient(options);
 }

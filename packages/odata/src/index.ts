@@ -5,7 +5,8 @@
  *
  * @packageDocumentation
  */
-export { ODataClient, createODataClient, type ODataClientOptions } from './client.js';
+export { ODataClient, type ODataClientOptions } from './client.js';
+export { createODataClient, type ClientFor } from './create.js';
 export { Query, encodeOptionValue, type KeyValue, type ReadOptions } from './query/query.js';
 export { EntityQuery } from './query/entity.js';
 export { QueryBase } from './query/base.js';
@@ -35,6 +36,13 @@ export type {
   ServiceMetadata, EntitySetInfo, EntityTypeInfo, PropertyInfo, NavigationInfo, ComplexTypeInfo, OperationInfo, OperationImportInfo, ParameterInfo,
 } from './metadata/model.js';
 export type { ServiceSpec, EntityTypeSpec, NavSpec, OperationSpec, EmptyMap } from './typed/spec.js';
+export type { TypedODataClient } from './typed/client.js';
+export type { TypedQuery, TypedEntity, TypedExpandOptions, TypedActionCall, TypedFunctionCall } from './typed/query.js';
+export type { TypedFilterBuilder } from './typed/filter.js';
+export type {
+  PropName, PropOfEdm, NumericEdm, DateEdm, TimeEdm, FilterValue, NavName, NavOneName, NavManyName, NavTarget, SpecOf, NavValue, Selected, OrderItem, KeyArg,
+  CreateInput, UpdateInput, Operation, ParamsArg,
+} from './typed/names.js';
 export { BatchFormatError } from './batch/errors.js';
 export { Batch, Changeset, BatchOperation, BatchRef, type BatchSendOptions, type BatchTarget } from './batch/batch.js';
 export type { BatchResult } from './batch/results.js';

@@ -77,9 +77,9 @@ export class EntityQuery<T = Record<string, unknown>> extends QueryBase<T> {
   }
 
   /** An action bound to this entity (v4), such as `od.from('Orders').key(7).action('Demo.Approve')`. */
-  action<R = unknown>(name: string): ActionCall<R> {
+  action<R = unknown>(name: string, params?: Readonly<Record<string, unknown>>): ActionCall<R> {
     checkWritable(this.state, 'A bound action');
-    return new ActionCall<R>(this.host, name, { render: (p) => this.render(p), collection: false }, []);
+    return new ActionCall<R>(this.host, name, { render: (p) => this.render(p), collection: false }, paramsOf(params));
   }
 
   /** A function bound to this entity (v4). */

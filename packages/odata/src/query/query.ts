@@ -124,9 +124,9 @@ export class Query<T = Record<string, unknown>> extends QueryBase<T> {
   }
 
   /** An action bound to this collection (v4), such as `od.from('Orders').action('Demo.CloseAll')`. */
-  action<R = unknown>(name: string): ActionCall<R> {
+  action<R = unknown>(name: string, params?: Readonly<Record<string, unknown>>): ActionCall<R> {
     checkWritable(this.state, 'A bound action');
-    return new ActionCall<R>(this.host, name, { render: (p) => this.render(p), collection: true }, []);
+    return new ActionCall<R>(this.host, name, { render: (p) => this.render(p), collection: true }, paramsOf(params));
   }
 
   /** A function bound to this collection (v4), such as `od.from('Orders').function('Demo.TotalAmount')`. */

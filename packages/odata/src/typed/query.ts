@@ -1,0 +1,130 @@
+import type { ActionOptions, ActionResult, FunctionOptions } from '../operations/call.js';
+import type { ReadOptions } from '../query/base.js';
+import type { Expr } from '../query/filter.js';
+import type { SearchBuilder, SearchExpr } from '../query/search.js';
+import type { StreamOptions } from '../read/stream.js';
+import type { Page, StreamItem } from '../read/stream-item.js';
+import type { ConditionalRead } from '../write/conditional.js';
+import type { CreateOptions, DeleteOptions, UpdateOptions, WriteResult } from '../write/entity-writes.js';
+import type { ETagSource } from '../write/etag.js';
+import type { TypedFilterBuilder } from './filter.js';
+import type {
+  CreateInput, KeyArg, NavManyName, NavName, NavOneName, NavTarget, NavValue, Operation, OrderItem, ParamsArg, PropName, Selected, UpdateInput,
+} from './names.js';
+import type { EntityTypeSpec } from './spec.js';
+
+/** An action of a typed client: parameters were given with the name; `execute()` sends it. */
+export interface TypedActionCall<R> {
+  /** Sends the action; a 202 answer is `isAsync` with the status URL in `location`. */
+  execute(options?: ActionOptions): Promise<ActionResult<R>>;
+}
+
+/** A function of a typed client: parameters were given with the name; `execute()` calls it. */
+export interface TypedFunctionCall<R> {
+  /** Calls the function and resolves with its decoded value. */
+  execute(options?: FunctionOptions): Promise<R>;
+}
+
+/** Options nested in a typed `$expand` item (v4): the target's property names are checked. */
+export interface TypedExpandOptions<T extends EntityTypeSpec, K extends string = PropName<T>> {
+  /** Properties of the target to read (narrows the expanded value's type). */
+  select?: readonly K[] | undefined;
+  filter?: string | Expr | ((f: TypedFilterBuilder<T>) => Expr) | undefined;
+  orderBy?: readonly OrderItem<T>[] | undefined;
+  top?: number | undefined;
+  skip?: number | undefined;
+  count?: boolean | undefined;
+  /** Navigation properties of the target to expand in turn. */
+  expand?: readonly NavName<T>[] | undefined;
+}
+
+/** The rows a typed query reads: the selected properties and the expanded navigation properties. */
+type Row<E extends EntityTypeSpec, Sel extends string, X> = Selected<E, Sel> & X;
+
+/** What `expand(N, { select })` adds to the row type. */
+type Expanded<E extends EntityTypeSpec, N extends NavName<E>, K extends string> = { [P in N]: NavValue<E, N, Selected<NavTarget<E, N>, K>> };
+
+/**
+ * A collection query of a typed client (the same object as {@link Query} at run time): an entity set
+ * or a to-many navigation, typed by the entity type's spec E. `Sel` is the union of selected property
+ * names (`never`: all), `X` what `expand()` added to the row type.
+ *
+ * @example
+ * ```ts
+ * // od: TypedODataClient<Service>
+ * const rows = await od.from('Products').select('ID', 'Name').expand('Category').top(5).list()
+ * rows[0]?.Category?.Name
+ * ```
+ */
+export interface TypedQuery<E extends EntityTypeSpec, Sel extends string = never, X = unknown> {
+  /** Adds a `$filter` condition (several are joined with `and`). */
+  filter(condition: string | Expr | ((f: TypedFilterBuilder<E>) => Expr)): TypedQuery<E, Sel, X>;
+  /** Adds properties to `$select`; the rows then have only the selected properties (and the expanded ones). */
+  select<K extends PropName<E>>(...properties: K[]): TypedQuery<E, Sel | K, X>;
+  /** Expands a navigation property (nested options in v4); the rows gain it, typed by its target. */
+  expand<N extends NavName<E>, K extends PropName<NavTarget<E, N>> = never>(
+    navigation: N, nested?: TypedExpandOptions<NavTarget<E, N>, K>,
+  ): TypedQuery<E, Sel, X & Expanded<E, N, K>>;
+  /** Adds `$orderby` items: `'Price desc'`, `'Name'`. */
+  orderBy(...items: OrderItem<E>[]): TypedQuery<E, Sel, X>;
+  /** `$top` */ top(n: number): TypedQuery<E, Sel, X>;
+  /** `$skip` */ skip(n: number): TypedQuery<E, Sel, X>;
+  /** Asks for the total count inline. */ count(): TypedQuery<E, Sel, X>;
+  /** Free-text search (`$search`; SAP's `search` in v2). */
+  search(text: string | SearchExpr | ((s: SearchBuilder) => SearchExpr)): TypedQuery<E, Sel, X>;
+  /** A custom query option such as `sap-client=100`. */
+  param(name: string, value: string | number | boolean): TypedQuery<E, Sel, X>;
+  /** Addresses one entity by key: the key's value, or an object of the key properties (composite keys). */
+  key(value: KeyArg<E>): TypedEntity<E, Sel, X>;
+  /** Reads every record of every page into an array. */
+  list(options?: StreamOptions): Promise<Row<E, Sel, X>[]>;
+  /** Streams the records as `{ value }` items (with `{ error }` items for records or pages that failed). */
+  stream(options?: StreamOptions): AsyncIterable<StreamItem<Row<E, Sel, X>>>;
+  /** Iterates page by page. */
+  pages(options?: Omit<StreamOptions, 'prefetch'>): AsyncIterable<Page<Row<E, Sel, X>>>;
+  /** GET `/$count`: the number of matching records. */
+  countOnly(options?: ReadOptions): Promise<number>;
+  /** POSTs a new entity: computed properties (`Core.Computed`, `sap:creatable="false"`) are refused at compile time. */
+  create(entity: CreateInput<E>, options?: CreateOptions): Promise<WriteResult<E['props']>>;
+  /** An action bound to the collection, with its parameters. */
+  action<N extends keyof E['collectionActions'] & string>(name: N, ...params: ParamsArg<Operation<E['collectionActions'], N>>): TypedActionCall<Operation<E['collectionActions'], N>['returns']>;
+  /** A function bound to the collection, with its parameters. */
+  function<N extends keyof E['collectionFunctions'] & string>(name: N, ...params: ParamsArg<Operation<E['collectionFunctions'], N>>): TypedFunctionCall<Operation<E['collectionFunctions'], N>['returns']>;
+  /** The request URL. */
+  toURL(): string;
+}
+
+/**
+ * One entity of a typed client (the same object as {@link EntityQuery} at run time): by key, a
+ * singleton, or a to-one navigation.
+ */
+export interface TypedEntity<E extends EntityTypeSpec, Sel extends string = never, X = unknown> {
+  /** Adds properties to `$select`. */
+  select<K extends PropName<E>>(...properties: K[]): TypedEntity<E, Sel | K, X>;
+  /** Expands a navigation property. */
+  expand<N extends NavName<E>, K extends PropName<NavTarget<E, N>> = never>(
+    navigation: N, nested?: TypedExpandOptions<NavTarget<E, N>, K>,
+  ): TypedEntity<E, Sel, X & Expanded<E, N, K>>;
+  /** A custom query option. */
+  param(name: string, value: string | number | boolean): TypedEntity<E, Sel, X>;
+  /** Follows a to-one navigation property. */
+  nav<N extends NavOneName<E>>(property: N): TypedEntity<NavTarget<E, N>>;
+  /** Follows a to-many navigation property: a collection query. */
+  navMany<N extends NavManyName<E>>(property: N): TypedQuery<NavTarget<E, N>>;
+  /** Reads the entity. */
+  get(options?: ReadOptions): Promise<Row<E, Sel, X>>;
+  /** GET with `If-None-Match`. */
+  readIfChanged(etag: ETagSource, options?: ReadOptions): Promise<ConditionalRead<Row<E, Sel, X>>>;
+  /** Changes some properties: immutable ones (keys, `Core.Immutable`, `sap:updatable="false"`) are refused at compile time. */
+  update(changes: UpdateInput<E>, options?: UpdateOptions): Promise<WriteResult<E['props']>>;
+  /** Replaces the whole entity (PUT). */
+  replace(entity: UpdateInput<E>, options?: UpdateOptions): Promise<WriteResult<E['props']>>;
+  /** Deletes the entity. */
+  delete(options?: DeleteOptions): Promise<void>;
+  /** An action bound to this entity, with its parameters. */
+  action<N extends keyof E['actions'] & string>(name: N, ...params: ParamsArg<Operation<E['actions'], N>>): TypedActionCall<Operation<E['actions'], N>['returns']>;
+  /** A function bound to this entity, with its parameters. */
+  function<N extends keyof E['functions'] & string>(name: N, ...params: ParamsArg<Operation<E['functions'], N>>): TypedFunctionCall<Operation<E['functions'], N>['returns']>;
+  /** The request URL. */
+  toURL(): string;
+}

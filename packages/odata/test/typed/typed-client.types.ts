@@ -1,0 +1,135 @@
+// Type tests of the typed client, compiled by `npm run typecheck` and checked line by line by
+// typed-client-types.test.ts: each `// @ts-expect-error <text>` line must fail to compile with a message
+// containing <text>, and every other line must compile.
+import { createODataClient, type ODataClient, type TypedODataClient } from '@sluice/odata';
+import { decimal } from '@sluice/odata';
+import type { Category, DemoService, Product } from './demo-spec.js';
+
+type Equal<A, B> = (<V>() => V extends A ? 1 : 2) extends (<V>() => V extends B ? 1 : 2) ? true : false;
+function expectType<A>(_value: A): <B>(ok: Equal<A, B>) => void {
+  return () => undefined;
+}
+
+export async function typedReads(od: TypedODataClient<DemoService>): Promise<void> {
+  // @ts-expect-error "Product"
+  od.from('Product');
+  // Rows are the entity as read; select narrows them, expand adds the navigation typed by its target.
+  const all = await od.from('Products').list();
+  expectType(all)<Product[]>(true);
+  const some = await od.from('Products').select('ID', 'Name').list();
+  expectType(some)<Pick<Product, 'ID' | 'Name'>[]>(true);
+  const withCategory = await od.from('Products').select('Name').expand('Category').list();
+  expectType(withCategory[0]!.Category)<Category | null>(true);
+  const withNames = await od.from('Categories').expand('Products', { select: ['Name'], filter: (f) => f.gt('Price', 10), top: 2 }).list();
+  expectType(withNames[0]!.Products)<Pick<Product, 'Name'>[]>(true);
+  // @ts-expect-error "Colour"
+  od.from('Products').select('ID', 'Colour');
+  // @ts-expect-error "Name"
+  od.from('Products').expand('Name');
+  // @ts-expect-error "Weight"
+  od.from('Categories').expand('Products', { select: ['Price', 'Weight'] });
+  // @ts-expect-error "Price up"
+  od.from('Products').orderBy('Name', 'Price up');
+  od.from('Products').orderBy('Name', 'Price desc', 'ID asc');
+  // @ts-expect-error "Colour"
+  od.from('Products').orderBy('Colour');
+
+  // Filters: names, value types, functions by EDM type.
+  od.from('Products').filter((f) => f.and(f.gt('Price', 10), f.eq('Name', 'Ale'), f.contains('Name', 'A'), f.eq('Description', null)));
+  od.from('Products').filter((f) => f.or(f.gt('Price', decimal('1.50')), f.ge('ReleaseDate', new Date(0)), f.eq(f.year('ReleaseDate'), 2020)));
+  od.from('Products').filter((f) => f.in('ID', [1, 2, 3]));
+  od.from('Categories').filter((f) => f.any('Products', 'p', (p) => p.lt('Price', 5)));
+  // @ts-expect-error "Colour"
+  od.from('Products').filter((f) => f.eq('Colour', 'red'));
+  // @ts-expect-error "number"
+  od.from('Products').filter((f) => f.eq('Name', 5));
+  // @ts-expect-error "string"
+  od.from('Products').filter((f) => f.eq('Active', 'yes'));
+  // @ts-expect-error "null"
+  od.from('Products').filter((f) => f.eq('Name', null));
+  // @ts-expect-error "Price"
+  od.from('Products').filter((f) => f.contains('Price', '1'));
+  // @ts-expect-error "Name"
+  od.from('Products').filter((f) => f.year('Name'));
+  // @ts-expect-error "Name"
+  od.from('Products').filter((f) => f.add('Name', 1));
+  // @ts-expect-error "Category"
+  od.from('Products').filter((f) => f.any('Category', 'c'));
+  // @ts-expect-error "Weight"
+  od.from('Categories').filter((f) => f.any('Products', 'p', (p) => p.lt('Weight', 5)));
+
+  // Keys: the key's type; an object of the key properties for a composite key.
+  const product = await od.from('Products').key(1).get();
+  expectType(product)<Product>(true);
+  await od.from('OrderItems').key({ OrderID: 1, ItemNo: 'A' }).get();
+  // @ts-expect-error "string"
+  od.from('Products').key('1');
+  // @ts-expect-error "ItemNo"
+  od.from('OrderItems').key({ OrderID: 1 });
+  // @ts-expect-error "number"
+  od.from('OrderItems').key(1);
+
+  // Navigation: to-one gives an entity, to-many a collection query, each typed by its target.
+  const category = await od.from('Products').key(1).nav('Category').get();
+  expectType(category)<Category>(true);
+  const products = await od.from('Categories').key(1).navMany('Products').select('Price').list();
+  expectType(products)<Pick<Product, 'Price'>[]>(true);
+  // @ts-expect-error "Category"
+  od.from('Products').key(1).navMany('Category');
+  // @ts-expect-error "Products"
+  od.from('Categories').key(1).nav('Products');
+  // @ts-expect-error "Name"
+  od.from('Products').key(1).nav('Name');
+
+  // Singletons.
+  const top = await od.singleton('TopCategory').select('Name').get();
+  expectType(top)<Pick<Category, 'Name'>>(true);
+  // @ts-expect-error "Me"
+  od.singleton('Me');
+}
+
+export async function typedWrites(od: TypedODataClient<DemoService>): Promise<void> {
+  await od.from('Products').create({ ID: 99, Name: 'New', Price: '1.00', Category: { ID: 1, Name: 'x' } });
+  // @ts-expect-error "ReleaseDate"
+  await od.from('Products').create({ Name: 'New', ReleaseDate: '2020-01-01T00:00:00Z' });
+  // @ts-expect-error "number"
+  await od.from('Products').create({ Name: 7 });
+  await od.from('Products').key(1).update({ Name: 'Renamed', Description: null });
+  // @ts-expect-error "ID"
+  await od.from('Products').key(1).update({ ID: 2 });
+  // @ts-expect-error "Guid"
+  await od.from('Products').key(1).update({ Guid: '0f8fad5b-d9cb-469f-a165-70867728950e' });
+  const created = await od.from('Categories').create({ ID: 9, Name: 'Nine' });
+  expectType(created.value)<Category | undefined>(true);
+}
+
+export async function typedOperations(od: TypedODataClient<DemoService>): Promise<void> {
+  const reset = await od.action('ResetData').execute();
+  expectType(reset.value)<void | undefined>(true);
+  const count = await od.function('CountProducts', { MinPrice: '10' }).execute();
+  expectType(count)<string>(true);
+  await od.function('CountProducts').execute();
+  // @ts-expect-error "MaxPrice"
+  od.function('CountProducts', { MaxPrice: '10' });
+  // @ts-expect-error "Reset"
+  od.action('Reset');
+  const discounted = await od.from('Products').key(1).action('Demo.Discount', { Percent: 10 }).execute();
+  expectType(discounted.value)<Product | undefined>(true);
+  // @ts-expect-error "Expected 2 arguments"
+  od.from('Products').key(1).action('Demo.Discount');
+  // @ts-expect-error "string"
+  od.from('Products').key(1).action('Demo.Discount', { Percent: '10' });
+  const most = await od.from('Products').function('Demo.MostExpensive').execute();
+  expectType(most)<Product>(true);
+  // @ts-expect-error "Demo.MostExpensive"
+  od.from('Products').key(1).function('Demo.MostExpensive');
+}
+
+export function untypedStaysAsItWas(options: { serviceURL: string }): ODataClient {
+  const od = createODataClient(options);
+  od.from<Product>('Products').select('ID', 'Whatever/Path').filter((f) => f.eq('Anything', 1)).orderBy('x desc');
+  od.from('Anything').key({ A: 1 }).nav('B').navMany('C');
+  const typed = createODataClient<DemoService>(options);
+  expectType(typed.untyped)<ODataClient>(true);
+  return od;
+}
