@@ -15,6 +15,7 @@ import { CollectionStream, pageCollection, type StreamOptions } from './read/str
 import type { Page, StreamItem } from './read/stream-item.js';
 import { v4 } from './v4/protocol.js';
 import { declaredBy, PROTOCOLS, protocolFor, protocolOfServiceDocument } from './version.js';
+import { decodeV4Record } from './v4/values.js';
 import { ActionCall, FunctionCall, paramsOf } from './operations/call.js';
 import { withETag } from './write/etag.js';
 import type { ExchangeInit, WriteSettings } from './write/host.js';
@@ -47,12 +48,19 @@ export interface ODataClientOptions {
   version?: 'auto' | ODataVersion;
   /**
    * Load `$metadata` before the first query (default false). With it, keys and filter literals are typed
-   * by the model and v2 dates are decoded by property type; without it nothing large is downloaded
+   * by the model and v2 values are decoded by property type (`Precision`, `sap:display-format`); without it nothing large is downloaded
    * implicitly (call `metadata()` yourself whenever you want it).
    */
   loadMetadata?: boolean;
   /** Keep Int64 and Decimal exact as strings (default) or read them as numbers (precision may be lost). */
   largeNumbers?: 'string' | 'number';
+  /**
+   * Instants (`Edm.DateTimeOffset`, v2 `Edm.DateTime`) as ISO 8601 strings (`'string'`, default) or as
+   * `Date` objects (`'Date'`), the same on v2 and v4 (see the README's "Values" table). `'Date'` needs to
+   * know which properties are instants, so it loads `$metadata` before the first query, as
+   * `loadMetadata: true` does.
+   */
+  dates?: 'string' | 'Date' | undefined;
   /** Origins besides the service's that server-given links (next links, Location, status URLs) may point to. */
   allowedOrigins?: readonly string[];
   /** Rebase links on another origin whose path is under the service root onto the service's origin (default true). */
@@ -77,7 +85,7 @@ export interface ODataClientOptions {
 }
 
 const OPTION_KEYS = [
-  'serviceURL', 'client', 'http', 'version', 'loadMetadata', 'largeNumbers', 'allowedOrigins', 'rebaseLinks',
+  'serviceURL', 'client', 'http', 'version', 'loadMetadata', 'largeNumbers', 'dates', 'allowedOrigins', 'rebaseLinks',
   'pageRetries', 'maxPages', 'maxRecordBytes', 'maxPageBytes', 'csrf', 'tunnel',
 ] as const;
 
@@ -103,6 +111,7 @@ export class ODataClient {
   private metadataValue: ServiceMetadata | undefined;
   private readonly largeNumbers: 'string' | 'number';
   private readonly precision: PrecisionGuard;
+  private readonly dates: 'string' | 'Date';
   private readonly tunnel: boolean;
   private readonly defaults: { pageRetries: number; maxPages: number | undefined; maxRecordBytes: number | undefined; maxPageBytes: number | undefined };
 
@@ -122,7 +131,10 @@ export class ODataClient {
     const version = options.version ?? 'auto';
     if (version !== 'auto' && version !== '2.0' && version !== '4.0') throw new ConfigError('version', `must be 'auto', '2.0' or '4.0', got ${String(version)}`);
     this.protocol = version === 'auto' ? undefined : PROTOCOLS[version];
-    this.loadMetadataFirst = checkBoolean(options.loadMetadata, 'loadMetadata') ?? false;
+    const dates = options.dates ?? 'string';
+    if (dates !== 'string' && dates !== 'Date') throw new ConfigError('dates', `must be 'string' or 'Date', got ${String(dates)}`);
+    this.dates = dates;
+    this.loadMetadataFirst = (checkBoolean(options.loadMetadata, 'loadMetadata') ?? false) || dates === 'Date';
     if (options.client !== undefined && options.http !== undefined) throw new ConfigError('http', 'cannot be combined with client');
     this.ownsClient = options.client === undefined;
     // With the service as base URL, core sends same-origin URLs verbatim (no WHATWG re-encoding of ').
@@ -300,8 +312,9 @@ export class ODataClient {
     return {
       span: span === undefined ? undefined : { base: span, pages: paged ? new PageCounter() : undefined },
       client: this.http,
-      protocol,
-      decode: { largeNumbers: this.largeNumbers, metadata: this.metadataValue, entityType },
+      // v4 records are handed out as parsed unless dates are to become Date objects.
+      protocol: this.dates === 'Date' && protocol.decodeRecord === undefined ? { ...protocol, decodeRecord: decodeV4Record } : protocol,
+      decode: { largeNumbers: this.largeNumbers, dates: this.dates, metadata: this.metadataValue, entityType },
       links: this.links,
       metadataURL: `${this.serviceURL}$metadata`,
       serviceParams: this.serviceParams,
@@ -354,7 +367,7 @@ export class ODataClient {
 
   /** @internal */
   writeSettings(): WriteSettings {
-    return { largeNumbers: this.largeNumbers, tunnel: this.tunnel, maxRedirects: this.http.options.maxRedirects, limits: { maxRecordBytes: this.defaults.maxRecordBytes, maxPageBytes: this.defaults.maxPageBytes } };
+    return { largeNumbers: this.largeNumbers, dates: this.dates, tunnel: this.tunnel, maxRedirects: this.http.options.maxRedirects, limits: { maxRecordBytes: this.defaults.maxRecordBytes, maxPageBytes: this.defaults.maxPageBytes } };
   }
 
   /** @internal */

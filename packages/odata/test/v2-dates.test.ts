@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createODataClient } from '../src/index.js';
-import { decodeV2Date } from '../src/v2/values.js';
+import { decodeV2Date, decodeV2Time } from '../src/v2/values.js';
 import { json, serve } from './helpers.js';
 
 const EDMX = `<?xml version="1.0" encoding="utf-8"?>
-<edmx:Edmx Version="1.0" xmlns:edmx="http://schemas.microsoft.com/ado/2007/06/edmx" xmlns:m="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata">
+<edmx:Edmx Version="1.0" xmlns:edmx="http://schemas.microsoft.com/ado/2007/06/edmx" xmlns:m="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata" xmlns:sap="http://www.sap.com/Protocols/SAPData">
   <edmx:DataServices m:DataServiceVersion="2.0">
     <Schema Namespace="S" xmlns="http://schemas.microsoft.com/ado/2008/09/edm">
       <EntityType Name="Event">
@@ -13,6 +13,9 @@ const EDMX = `<?xml version="1.0" encoding="utf-8"?>
         <Property Name="Note" Type="Edm.String"/>
         <Property Name="At" Type="Edm.DateTime"/>
         <Property Name="Local" Type="Edm.DateTimeOffset"/>
+        <Property Name="Day" Type="Edm.DateTime" sap:display-format="Date"/>
+        <Property Name="Stamp" Type="Edm.DateTimeOffset" Precision="7"/>
+        <Property Name="Opens" Type="Edm.Time"/>
         <NavigationProperty Name="Next" Relationship="S.EventNext" FromRole="A" ToRole="B"/>
       </EntityType>
       <Association Name="EventNext"><End Role="A" Type="S.Event" Multiplicity="1"/><End Role="B" Type="S.Event" Multiplicity="0..1"/></Association>
@@ -26,11 +29,12 @@ const EDMX = `<?xml version="1.0" encoding="utf-8"?>
 
 const row = {
   ID: 1, Note: '/Date(0)/', At: '/Date(1577840401000)/', Local: '/Date(1577840401000+0060)/',
+  Day: '/Date(1582934400000)/', Stamp: '/Date(1577840401000+0000)/', Opens: 'PT8H5M0.5S',
   Next: { ID: 2, Note: '/Date(5)/', At: '/Date(0)/', Local: '/Date(0-0120)/' },
 };
 
 describe('v2 /Date(...)/ values', () => {
-  it('decodes by property type when $metadata is known: Edm.String is left alone, offsets are kept', async () => {
+  it('decodes by property type when $metadata is known: ISO text as v4 writes it, Edm.String left alone, offsets kept', async () => {
     const server = await serve({
       '/svc/$metadata': (res) => { res.writeHead(200, { 'content-type': 'application/xml', dataserviceversion: '2.0' }); res.end(EDMX); },
       '/svc/Events?$expand=Next': (res) => json(res, { d: { results: [row] } }, { dataserviceversion: '2.0' }),
@@ -39,13 +43,34 @@ describe('v2 /Date(...)/ values', () => {
     const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '2.0', loadMetadata: true });
     const [event] = await od.from<Record<string, unknown>>('Events').expand('Next').list();
     expect(event!['Note']).toBe('/Date(0)/');
-    expect(event!['At']).toEqual(new Date('2020-01-01T01:00:01.000Z'));
+    // Precision 0 (none declared): no fraction, as a v4 service writes it; Precision 7: milliseconds.
+    expect(event!['At']).toBe('2020-01-01T01:00:01Z');
+    expect(event!['Stamp']).toBe('2020-01-01T01:00:01.000Z');
     // The instant is UTC; the offset (minutes, [MS-ODATA]) says how it was written locally.
-    expect(event!['Local']).toBe('2020-01-01T02:00:01.000+01:00');
-    expect(event!['Next']).toEqual({ ID: 2, Note: '/Date(5)/', At: new Date(0), Local: '1969-12-31T22:00:00.000-02:00' });
+    expect(event!['Local']).toBe('2020-01-01T02:00:01+01:00');
+    // sap:display-format="Date": a calendar date, as v4's Edm.Date; Edm.Time: a time of day, as v4's TimeOfDay.
+    expect(event!['Day']).toBe('2020-02-29');
+    expect(event!['Opens']).toBe('08:05:00.5');
+    expect(event!['Next']).toEqual({ ID: 2, Note: '/Date(5)/', At: '1970-01-01T00:00:00Z', Local: '1969-12-31T22:00:00-02:00' });
     const one = await od.from<Record<string, unknown>>('Events').key(1).get();
     expect(one['Note']).toBe('/Date(0)/');
-    expect(one['Local']).toBe('2020-01-01T02:00:01.000+01:00');
+    expect(one['Local']).toBe('2020-01-01T02:00:01+01:00');
+    await od.close();
+  });
+
+  it("dates: 'Date' gives Date objects for instants, and loads $metadata first to know them", async () => {
+    const server = await serve({
+      '/svc/$metadata': (res) => { res.writeHead(200, { 'content-type': 'application/xml', dataserviceversion: '2.0' }); res.end(EDMX); },
+      '/svc/Events?$expand=Next': (res) => json(res, { d: { results: [row] } }, { dataserviceversion: '2.0' }),
+    });
+    const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '2.0', dates: 'Date' });
+    const [event] = await od.from<Record<string, unknown>>('Events').expand('Next').list();
+    expect(event!['At']).toEqual(new Date('2020-01-01T01:00:01.000Z'));
+    expect(event!['Local']).toEqual(new Date('2020-01-01T01:00:01.000Z'));
+    expect(event!['Day']).toBe('2020-02-29');
+    expect(event!['Note']).toBe('/Date(0)/');
+    expect((event!['Next'] as Record<string, unknown>)['At']).toEqual(new Date(0));
+    expect(server.requests.map((r) => r.url)).toEqual(['/svc/$metadata', '/svc/Events?$expand=Next']);
     await od.close();
   });
 
@@ -53,17 +78,75 @@ describe('v2 /Date(...)/ values', () => {
     const server = await serve({ '/svc/Events': (res) => json(res, { d: { results: [row] } }) });
     const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '2.0' });
     const [event] = await od.from<Record<string, unknown>>('Events').list();
-    expect(event!['Note']).toEqual(new Date(0));
+    expect(event!['Note']).toBe('1970-01-01T00:00:00.000Z');
     expect(event!['Local']).toBe('2020-01-01T02:00:01.000+01:00');
+    expect(event!['Opens']).toBe('PT8H5M0.5S');
     expect(server.requests.map((r) => r.url)).toEqual(['/svc/Events']);
     await od.close();
   });
 
   it('reads offsets in minutes, or hhmm where only that is a whole quarter hour', () => {
-    expect(decodeV2Date('/Date(0+0000)/')).toBe('1970-01-01T00:00:00.000+00:00');
-    expect(decodeV2Date('/Date(0+0330)/')).toBe('1970-01-01T05:30:00.000+05:30');
-    expect(decodeV2Date('/Date(0+0100)/')).toBe('1970-01-01T01:00:00.000+01:00');
-    expect(decodeV2Date('/Date(-86400000)/')).toEqual(new Date('1969-12-31T00:00:00Z'));
-    expect(decodeV2Date('/Date(abc)/')).toBe('/Date(abc)/');
+    const cases = [['0+0000', '1970-01-01T00:00:00.000Z'], ['0+0330', '1970-01-01T05:30:00.000+05:30'], ['0+0100', '1970-01-01T01:00:00.000+01:00'],
+      ['-86400000', '1969-12-31T00:00:00.000Z'], ['abc', '/Date(abc)/']];
+    for (const [wire, text] of cases) expect(decodeV2Date(`/Date(${wire!})/`)).toBe(text);
+  });
+
+  it('reads Edm.Time durations as times of day', () => {
+    const cases = { PT13H45M10S: '13:45:10', PT0S: '00:00:00', PT9H: '09:00:00', 'PT1H2M3.1234567S': '01:02:03.1234567', P1D: 'P1D' };
+    for (const [wire, text] of Object.entries(cases)) expect(decodeV2Time(wire)).toBe(text);
+  });
+});
+
+const CSDL4 = `<?xml version="1.0" encoding="utf-8"?>
+<edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx">
+  <edmx:DataServices>
+    <Schema Namespace="S" xmlns="http://docs.oasis-open.org/odata/ns/edm">
+      <ComplexType Name="Window"><Property Name="From" Type="Edm.DateTimeOffset"/><Property Name="Days" Type="Collection(Edm.Date)"/></ComplexType>
+      <EntityType Name="Event">
+        <Key><PropertyRef Name="ID"/></Key>
+        <Property Name="ID" Type="Edm.Int32" Nullable="false"/>
+        <Property Name="At" Type="Edm.DateTimeOffset"/>
+        <Property Name="Day" Type="Edm.Date"/>
+        <Property Name="Note" Type="Edm.String"/>
+        <Property Name="Window" Type="S.Window"/>
+        <Property Name="Marks" Type="Collection(Edm.DateTimeOffset)"/>
+        <NavigationProperty Name="Next" Type="S.Event"/>
+      </EntityType>
+      <EntityContainer Name="C"><EntitySet Name="Events" EntityType="S.Event"/></EntityContainer>
+    </Schema>
+  </edmx:DataServices>
+</edmx:Edmx>`;
+
+describe('v4 instants', () => {
+  const v4row = {
+    ID: 1, At: '2020-01-01T01:00:01Z', Day: '2020-02-29', Note: '2020-01-01T01:00:01Z', Marks: ['1970-01-01T00:00:00Z', null],
+    Window: { From: '2020-01-01T02:00:01+01:00', Days: ['2020-01-01'] }, Next: { ID: 2, At: '1970-01-01T00:00:00Z', Day: null },
+  };
+  const routes = {
+    '/svc/$metadata': (res: import('node:http').ServerResponse) => { res.writeHead(200, { 'content-type': 'application/xml', 'odata-version': '4.0' }); res.end(CSDL4); },
+    '/svc/Events?$expand=Next': (res: import('node:http').ServerResponse) => json(res, { value: [v4row] }, { 'odata-version': '4.0' }),
+    '/svc/Events(1)': (res: import('node:http').ServerResponse) => json(res, v4row, { 'odata-version': '4.0' }),
+  };
+
+  it('are the ISO text the service sent by default (records as parsed)', async () => {
+    const server = await serve(routes);
+    const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0' });
+    const [event] = await od.from<Record<string, unknown>>('Events').expand('Next').list();
+    expect(event).toEqual(v4row);
+    await od.close();
+  });
+
+  it("dates: 'Date' makes Edm.DateTimeOffset values Dates, in complex values, collections and expanded entities", async () => {
+    const server = await serve(routes);
+    const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', dates: 'Date' });
+    const [event] = await od.from<Record<string, unknown>>('Events').expand('Next').list();
+    expect(event).toEqual({
+      ...v4row, At: new Date('2020-01-01T01:00:01Z'), Marks: [new Date(0), null],
+      Window: { From: new Date('2020-01-01T01:00:01Z'), Days: ['2020-01-01'] }, Next: { ID: 2, At: new Date(0), Day: null },
+    });
+    const one = await od.from<Record<string, unknown>>('Events').key(1).get();
+    expect(one['At']).toEqual(new Date('2020-01-01T01:00:01Z'));
+    expect(one['Note']).toBe('2020-01-01T01:00:01Z');
+    await od.close();
   });
 });

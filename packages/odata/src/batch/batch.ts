@@ -220,7 +220,8 @@ export class Batch {
       const built = ops.map((list) => list.map((op) => op.build(protocol)));
       const groups: BatchGroup[] = built.map((list, i) => (chunk[i]!.kind === 'single' ? { kind: 'single', request: list[0]!.request } : { kind: 'changeset', requests: list.map((b) => b.request) }));
       const responses = await sendBatch(this.host, protocol, groups, format, options);
-      const decode = { largeNumbers: this.host.writeSettings().largeNumbers, metadata: this.host.loadedMetadata() };
+      const { largeNumbers, dates } = this.host.writeSettings();
+      const decode = { largeNumbers, dates, metadata: this.host.loadedMetadata() };
       responses.forEach((group, gi) => {
         ops[gi]!.forEach((op, oi) => {
           // A changeset answered by one (error) response: that response is every operation's.

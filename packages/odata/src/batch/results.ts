@@ -4,6 +4,7 @@ import { ODataError } from '../errors.js';
 import type { EntityTypeInfo } from '../metadata/model.js';
 import type { DecodeContext, ODataProtocol } from '../protocol/types.js';
 import { parseErrorBody } from '../read/error-body.js';
+import { recordDecoder } from '../v4/values.js';
 import { withETag } from '../write/etag.js';
 import { LogonRedirectError, writeError, WriteRedirectError } from '../write/errors.js';
 import { isLogonPage, isRedirectStatus } from '../write/redirect.js';
@@ -58,7 +59,10 @@ function collectionOf(json: unknown, protocol: ODataProtocol, ctx: DecodeContext
   for (const path of protocol.recordPaths) {
     let node: unknown = json;
     for (const key of path) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
-    if (Array.isArray(node)) return protocol.decodeRecord ? node.map((raw) => protocol.decodeRecord!(raw, ctx)) : node;
+    if (Array.isArray(node)) {
+      const decodeRecord = recordDecoder(protocol, ctx.dates);
+      return decodeRecord ? node.map((raw) => decodeRecord(raw, ctx)) : node;
+    }
   }
   return undefined;
 }

@@ -4,6 +4,7 @@ import { checkOptionKeys, ConfigError, SluiceError } from '@sluice/core';
 import type { Query } from '../query/query.js';
 import { toODataError } from '../read/error-body.js';
 import { entitySetOf, PageCounter } from '../telemetry.js';
+import { recordDecoder } from '../v4/values.js';
 import type { WriteHost } from '../write/host.js';
 import type { DeltaStore } from './store.js';
 
@@ -114,7 +115,9 @@ export class DeltaSync<T = Record<string, unknown>> {
     let url = kept ?? start;
     const headers: Record<string, string> = { ...protocol.requestHeaders(this.host.writeSettings().largeNumbers) };
     if (kept === undefined) headers['prefer'] = 'odata.track-changes';
-    const decode = (raw: unknown): unknown => (protocol.decodeRecord ? protocol.decodeRecord(raw, { largeNumbers: this.host.writeSettings().largeNumbers, metadata: this.host.loadedMetadata(), entityType: undefined }) : raw);
+    const { largeNumbers, dates } = this.host.writeSettings();
+    const decodeRecord = recordDecoder(protocol, dates);
+    const decode = (raw: unknown): unknown => (decodeRecord ? decodeRecord(raw, { largeNumbers, dates, metadata: this.host.loadedMetadata(), entityType: undefined }) : raw);
     const pages = new PageCounter();
     const entitySet = entitySetOf(this.host.serviceURL, start);
     // Aborts the page prefetched when the caller stops reading (or its signal aborts).

@@ -38,6 +38,7 @@ export function readProperties(el: XmlElement, qualify: Qualify): Map<string, Pr
     if (scale !== undefined) info.scale = scale;
     if (maxLength !== undefined) info.maxLength = maxLength;
     if (p.attrs['ConcurrencyMode'] === 'Fixed') info.concurrency = true;
+    if (p.attrs['display-format'] !== undefined) info.displayFormat = p.attrs['display-format'];
     properties.set(name, info);
   }
   return properties;

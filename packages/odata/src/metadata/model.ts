@@ -9,6 +9,8 @@ export interface PropertyInfo {
   maxLength?: number;
   /** v2 `ConcurrencyMode="Fixed"`: the property takes part in the entity's ETag. */
   concurrency?: boolean;
+  /** SAP `sap:display-format` (`Date` on an `Edm.DateTime`: a calendar date, read as `YYYY-MM-DD`). */
+  displayFormat?: string;
 }
 
 /** One navigation property: its name, target type (qualified) and whether it leads to many. */

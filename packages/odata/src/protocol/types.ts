@@ -9,6 +9,8 @@ export type ODataVersion = '2.0' | '4.0';
 export interface DecodeContext {
   /** Keep Int64 and Decimal as strings (default) or turn them into numbers. */
   largeNumbers: 'string' | 'number';
+  /** Instants (`Edm.DateTimeOffset`, v2 `Edm.DateTime`) as ISO 8601 strings (default) or `Date` objects. */
+  dates?: 'string' | 'Date' | undefined;
   metadata: ServiceMetadata | undefined;
   entityType: EntityTypeInfo | undefined;
 }

@@ -1,7 +1,10 @@
+import type { PropertyInfo } from '../metadata/model.js';
 import type { DecodeContext } from '../protocol/types.js';
 
 // OData v2 JSON verbose ([MS-ODATA] 2.2.6.3.1): "\/Date(<ms since 1970, UTC>[+|-<offset>])\/".
 const DATE = /^\/Date\((-?\d+)(?:([+-])(\d{4}))?\)\/$/;
+// v2 Edm.Time is written as an xsd:duration of at most a day ([MS-ODATA] 2.2.6.3.1): PT13H45M10.5S.
+const TIME = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(\.\d+)?S)?$/;
 const LARGE = new Set(['Edm.Int64', 'Edm.Decimal']);
 const DATE_TYPES = new Set(['Edm.DateTime', 'Edm.DateTimeOffset']);
 
@@ -19,31 +22,48 @@ function offsetMinutes(sign: string, digits: string): number {
   return sign === '-' ? -minutes : minutes;
 }
 
-/** An ISO 8601 date-time with the given offset for a UTC instant (`2020-01-01T02:00:00.000+01:00`). */
-function isoWithOffset(ms: number, minutes: number): string {
-  const local = new Date(ms + minutes * 60_000).toISOString().slice(0, -1);
+/**
+ * ISO 8601 text of a UTC instant as v4 would write it: `Z` for UTC, else the local time with its offset;
+ * milliseconds when the property has a precision (or the value has them), none at precision 0.
+ */
+function isoText(ms: number, minutes: number, precision: number | undefined): string {
+  const fraction = precision === undefined ? true : precision > 0 || ms % 1000 !== 0;
+  const local = new Date(ms + minutes * 60_000).toISOString();
+  const stamp = fraction ? local.slice(0, -1) : local.slice(0, 19);
+  if (minutes === 0) return `${stamp}Z`;
   const abs = Math.abs(minutes);
-  const hhmm = `${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
-  return `${local}${minutes < 0 ? '-' : '+'}${hhmm}`;
+  return `${stamp}${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
 
 /**
- * Decodes a `/Date(...)/` string: a `Date` for a plain instant; an ISO string that keeps the offset when
- * the value carries one (a `Date` could not). Anything else is returned as it is.
+ * Decodes a `/Date(...)/` string the way the table of EDM types says (see `EDM_PRIMITIVES`): ISO 8601
+ * text, `Z` or the value's offset kept (`2020-01-01T02:00:01.000+01:00`); `YYYY-MM-DD` for a property
+ * with `sap:display-format="Date"`; a `Date` when `dates` is `'Date'`. Anything else is returned as it is.
  */
-export function decodeV2Date(value: string): Date | string {
+export function decodeV2Date(value: string, property?: PropertyInfo, dates?: 'string' | 'Date'): Date | string {
   const m = DATE.exec(value);
   if (!m) return value;
   const ms = Number(m[1]);
-  return m[2] === undefined ? new Date(ms) : isoWithOffset(ms, offsetMinutes(m[2], m[3]!));
+  if (property?.displayFormat === 'Date') return new Date(ms).toISOString().slice(0, 10);
+  if (dates === 'Date') return new Date(ms);
+  return isoText(ms, m[2] === undefined ? 0 : offsetMinutes(m[2], m[3]!), property === undefined ? undefined : property.precision ?? 0);
+}
+
+/** A v2 `Edm.Time` (`PT13H45M10.5S`) as a time of day, `13:45:10.5`; anything else as it is. */
+export function decodeV2Time(value: string): string {
+  const m = TIME.exec(value);
+  if (!m) return value;
+  const two = (n: string | undefined): string => String(Number(n ?? 0)).padStart(2, '0');
+  return `${two(m[1])}:${two(m[2])}:${two(m[3])}${m[4] ?? ''}`;
 }
 
 /**
  * Turns one v2 verbose-JSON record into the common shape: `/Date(...)/` strings of `Edm.DateTime` and
- * `Edm.DateTimeOffset` properties are decoded (see {@link decodeV2Date}); with `$metadata` known, other
- * types (an `Edm.String` that happens to look like a date) are left alone, without it every such string
- * is decoded. `__metadata` is dropped (its `etag` kept as `@odata.etag`, as v4 would send it), deferred
- * navigation links are dropped, and expanded collections (`{ results: [...] }`) become arrays.
+ * `Edm.DateTimeOffset` properties are decoded (see {@link decodeV2Date}) and `Edm.Time` durations become
+ * times of day; with `$metadata` known, other types (an `Edm.String` that happens to look like a date)
+ * are left alone, without it every `/Date(...)/` string is decoded. `__metadata` is dropped (its `etag`
+ * kept as `@odata.etag`, as v4 would send it), deferred navigation links are dropped, and expanded
+ * collections (`{ results: [...] }`) become arrays.
  */
 export function decodeV2Record(raw: unknown, ctx: DecodeContext): unknown {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
@@ -59,9 +79,12 @@ export function decodeV2Record(raw: unknown, ctx: DecodeContext): unknown {
       continue;
     }
     if (typeof value === 'string') {
-      if (value.charCodeAt(0) === 47 /* / */ && value.startsWith('/Date(')) {
-        const declared = type?.properties.get(key)?.type;
-        out[key] = declared === undefined || DATE_TYPES.has(declared) ? decodeV2Date(value) : value;
+      const first = value.charCodeAt(0);
+      if (first === 47 /* / */ && value.startsWith('/Date(')) {
+        const declared = type?.properties.get(key);
+        out[key] = declared === undefined || DATE_TYPES.has(declared.type) ? decodeV2Date(value, declared, ctx.dates) : value;
+      } else if (first === 80 /* P */ && type?.properties.get(key)?.type === 'Edm.Time') {
+        out[key] = decodeV2Time(value);
       } else if (numbers !== undefined && LARGE.has(numbers.properties.get(key)?.type ?? '')) {
         out[key] = Number(value);
       } else out[key] = value;

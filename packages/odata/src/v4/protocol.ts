@@ -1,6 +1,7 @@
 import { ODataVersionError } from '../errors.js';
 import type { DecodeContext, ODataProtocol, PageInfo } from '../protocol/types.js';
 import type { Literal } from '../query/literal.js';
+import { decodeV4Record } from './values.js';
 import { v4Write } from './write.js';
 
 const quote = (text: string): string => `'${text.replace(/'/g, "''")}'`;
@@ -69,10 +70,10 @@ export const v4: ODataProtocol = {
       invalidNextLink: next === undefined || typeof next === 'string' ? undefined : jsonType(next),
     };
   },
-  decodeEntity(body: unknown, _ctx: DecodeContext) {
+  decodeEntity(body: unknown, ctx: DecodeContext) {
     if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
       const { '@odata.context': _context, ...entity } = body as Record<string, unknown>;
-      return entity;
+      return ctx.dates === 'Date' ? decodeV4Record(entity, ctx) : entity;
     }
     return body;
   },

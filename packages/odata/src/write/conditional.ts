@@ -22,7 +22,8 @@ export async function readIfChanged<T>(target: WriteTarget, etag: ETagSource, op
     return { modified: false, etag: response.headers.get('etag') ?? tag };
   }
   const header = response.headers.get('etag');
-  const decode = { largeNumbers: target.host.writeSettings().largeNumbers, metadata: target.host.loadedMetadata(), entityType };
+  const { largeNumbers, dates } = target.host.writeSettings();
+  const decode = { largeNumbers, dates, metadata: target.host.loadedMetadata(), entityType };
   const value = withETag(protocol.decodeEntity(await readJsonBody(response), decode), header) as T;
   return { modified: true, value, etag: header ?? (value as { '@odata.etag'?: string })['@odata.etag'] };
 }

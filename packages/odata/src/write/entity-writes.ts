@@ -71,7 +71,8 @@ function encodeContext(host: WriteHost, protocol: ODataProtocol): EncodeContext 
 async function result<T>(response: SluiceResponse, host: WriteHost, protocol: ODataProtocol, entityType: EntityTypeInfo | undefined, url: string): Promise<WriteResult<T>> {
   const json = await readJsonBody(response);
   const header = response.headers.get('etag');
-  const decode = { largeNumbers: host.writeSettings().largeNumbers, metadata: host.loadedMetadata(), entityType };
+  const { largeNumbers, dates } = host.writeSettings();
+  const decode = { largeNumbers, dates, metadata: host.loadedMetadata(), entityType };
   const value = json === undefined ? undefined : withETag(protocol.decodeEntity(json, decode), header) as T;
   const location = response.headers.get('location') ?? response.headers.get('odata-entityid');
   return {

@@ -22,6 +22,8 @@ export interface ExchangeInit {
 /** How the client writes: number mode, method tunnelling. @internal */
 export interface WriteSettings {
   readonly largeNumbers: 'string' | 'number';
+  /** Instants as ISO strings (default) or `Date`s, in what writes return. */
+  readonly dates?: 'string' | 'Date' | undefined;
   /** Send PATCH/MERGE, PUT and DELETE as POST with `X-HTTP-Method`. */
   readonly tunnel: boolean;
   /** The client's size limits (`maxRecordBytes`, `maxPageBytes`): a batch answer is bound by them too. */
