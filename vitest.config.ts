@@ -10,6 +10,7 @@ export default defineConfig({
       '@sluice/oauth': src('oauth'),
       '@sluice/odata': src('odata'),
       '@sluice/redis': src('redis'),
+      '@sluice/sink': src('sink'),
       '@sluice/testkit': src('testkit'),
     },
   },

@@ -5,6 +5,7 @@ import { checkDeltaFlags, deltaCSV, deltaRecords, entityRecord, explainDeltaErro
 import { explainNotFound } from './entity-set-check.js';
 import { FileSink, OutputClosed, StreamSink, type Sink } from './output.js';
 import { checkOutFile } from './out-file.js';
+import { checkParquetFlags, openParquet } from './parquet-export.js';
 import { buildQuery, list, type QueryFlags } from './query-flags.js';
 import { openService, type ConnectionFlags } from './session.js';
 import type { Terminal } from './terminal.js';
@@ -76,13 +77,15 @@ function skipRetried(error: Error, terminal: Terminal): void {
  */
 export async function exportEntitySet(serviceURL: string, entitySet: string, flags: ExportFlags, terminal: Terminal, signal: AbortSignal): Promise<void> {
   checkDeltaFlags(flags);
+  if (flags.format === 'parquet') checkParquetFlags(flags);
   const toFile = flags.out !== undefined && flags.out !== '-';
   if (toFile) for (const stale of await checkOutFile(flags.out!)) terminal.debug(`removed ${stale}, left by an export that was killed`);
   const od = await openService(serviceURL, flags, terminal, signal);
   try {
     const query = buildQuery(od, entitySet, flags);
     const delta = flags.deltaState === undefined ? undefined : deltaRecords(od, query, flags, signal);
-    const sink: Sink = toFile ? await FileSink.open(flags.out!) : new StreamSink(terminal.stdout);
+    const parquet = flags.format === 'parquet' ? await openParquet(od, entitySet, flags, signal).catch(async (error: unknown) => { throw await explainNotFound(od, entitySet, error, signal); }) : undefined;
+    const sink: Sink = parquet ?? (toFile ? await FileSink.open(flags.out!) : new StreamSink(terminal.stdout));
     // Records printed on the terminal itself would be torn apart by a bar redrawn among them.
     const dataOnScreen = sink instanceof StreamSink && (terminal.stdout as { isTTY?: boolean }).isTTY === true;
     const progress = createProgress(flags.quiet || (dataOnScreen && flags.progress === 'auto') ? 'never' : flags.progress, terminal.stderr);
@@ -105,6 +108,11 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
           continue;
         }
         const value = item.value;
+        if (parquet) {
+          await parquet.add(value);
+          if (++records % 10_000 === 0) progress.update(records);
+          continue;
+        }
         format ??= await open(value);
         text += format.record(value);
         records++;
@@ -115,8 +123,10 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
         }
       }
       if (signal.aborted) throw signal.reason;
-      format ??= await open(undefined);
-      await sink.write(text + format.end());
+      if (!parquet) {
+        format ??= await open(undefined);
+        await sink.write(text + format.end());
+      }
       text = '';
       await sink.commit();
       await delta?.commit();
@@ -129,7 +139,7 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
       await sink.discard();
       if (error instanceof OutputClosed) return;
       if (signal.aborted && !flags.quiet) {
-        terminal.note(`sluice: stopped after ${recordsText(records)}; ${sink instanceof FileSink ? `${sink.name} was not written` : 'stdout holds whole records only'}`);
+        terminal.note(`sluice: stopped after ${recordsText(records)}; ${sink instanceof StreamSink ? 'stdout holds whole records only' : `${sink.name} was not written`}`);
       }
       throw explainDeltaError(await explainNotFound(od, entitySet, error, signal), flags.deltaState);
     }

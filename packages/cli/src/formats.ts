@@ -1,5 +1,5 @@
 /** Output formats of `sluice export`. */
-export const FORMATS = ['ndjson', 'csv', 'json'] as const;
+export const FORMATS = ['ndjson', 'csv', 'json', 'parquet'] as const;
 export type FormatName = (typeof FORMATS)[number];
 
 /** Turns records into text: an opening, one piece per record, a closing. */

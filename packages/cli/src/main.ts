@@ -86,7 +86,7 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
     .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
 
   queryOptions(connectionOptions(program.command('export')
-    .description('stream an entity set to NDJSON (default), CSV or JSON')
+    .description('stream an entity set to NDJSON (default), CSV, JSON or Parquet')
     .argument('<service-url>', 'service root, such as https://host/odata/v4/catalog/')
     .argument('<entity-set>', 'entity set to export, such as Products')
     .addOption(new Option('-f, --format <format>', 'output format').choices(FORMATS).default('ndjson'))

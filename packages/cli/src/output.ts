@@ -7,12 +7,12 @@ import { outFileError, partialFileName } from './out-file.js';
 export interface Sink {
   /** What the summary names: the file, or `stdout`. */
   readonly name: string;
-  write(text: string): Promise<void>;
+  write(text: string | Uint8Array): Promise<void>;
   commit(): Promise<void>;
   discard(): Promise<void>;
 }
 
-async function writeTo(stream: NodeJS.WritableStream, text: string): Promise<void> {
+async function writeTo(stream: NodeJS.WritableStream, text: string | Uint8Array): Promise<void> {
   if (!stream.write(text)) await once(stream, 'drain');
 }
 
@@ -49,7 +49,7 @@ export class FileSink implements Sink {
     return new FileSink(path, temp, stream);
   }
 
-  write(text: string): Promise<void> {
+  write(text: string | Uint8Array): Promise<void> {
     return writeTo(this.stream, text);
   }
 
@@ -92,7 +92,7 @@ export class StreamSink implements Sink {
     stream.on('error', (error) => { this.failure ??= error; });
   }
 
-  async write(text: string): Promise<void> {
+  async write(text: string | Uint8Array): Promise<void> {
     if (this.failure !== undefined) throw closedOr(this.failure);
     try {
       await writeTo(this.stream, text);

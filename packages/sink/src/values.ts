@@ -1,0 +1,161 @@
+// Decoded OData values to exact forms: decimals as text or unscaled bigints, Int64 as bigint,
+// date-times as nanoseconds since the epoch (UTC), times as nanoseconds since midnight. Nothing goes
+// through a float; a value that its column cannot hold exactly is an error naming the column.
+import { SinkError } from './errors.js';
+import type { Column } from './columns.js';
+
+const DECIMAL = /^([-+]?)(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?$/;
+
+function bad(column: Column, value: unknown, why: string): SinkError {
+  const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 60)) : String(value);
+  return new SinkError(`column ${column.name} (${column.edmType}): ${shown} ${why}`, 'value');
+}
+
+/** A decimal (string, number or bigint, exponent allowed) as plain text: `-12.50`, `0.001`. */
+export function decimalText(column: Column, value: unknown): string {
+  if (typeof value === 'bigint') return value.toString();
+  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : typeof value === 'string' ? value.trim() : '';
+  const m = DECIMAL.exec(text);
+  if (!m || (m[2] === '' && (m[3] ?? '') === '')) throw bad(column, value, 'is no decimal number');
+  let digits = (m[2] ?? '') + (m[3] ?? '');
+  let point = (m[2] ?? '').length + Number(m[4] ?? 0);
+  if (point < 0) { digits = '0'.repeat(-point) + digits; point = 0; }
+  if (point > digits.length) digits += '0'.repeat(point - digits.length);
+  const int = digits.slice(0, point).replace(/^0+(?=\d)/, '') || '0';
+  const frac = digits.slice(point);
+  const sign = m[1] === '-' && /[1-9]/.test(digits) ? '-' : '';
+  return frac === '' ? `${sign}${int}` : `${sign}${int}.${frac}`;
+}
+
+/** The unscaled integer of a decimal at `scale` (`12.5` at scale 2 is `1250n`); extra non-zero digits are an error. */
+export function unscaledDecimal(column: Column, value: unknown, scale: number): bigint {
+  const text = decimalText(column, value);
+  const [int, frac = ''] = text.replace('-', '').split('.');
+  if (frac.length > scale && /[1-9]/.test(frac.slice(scale))) throw bad(column, value, `has more than ${scale} decimals`);
+  const unscaled = BigInt(int! + frac.slice(0, scale).padEnd(scale, '0'));
+  return text.startsWith('-') ? -unscaled : unscaled;
+}
+
+/** An Int64 as a bigint (from a string, a safe integer or a bigint). */
+export function int64(column: Column, value: unknown): bigint {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+  if (typeof value === 'string' && /^[-+]?\d+$/.test(value.trim())) return BigInt(value.trim());
+  throw bad(column, value, typeof value === 'number' ? 'is no exact integer (Int64 above 2^53 must arrive as text: IEEE754Compatible)' : 'is no integer');
+}
+
+/** A 32-bit (or smaller) integer as a number. */
+export function int32(column: Column, value: unknown): number {
+  const n = typeof value === 'string' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n)) throw bad(column, value, 'is no integer');
+  return n;
+}
+
+/** A Double or Single: numbers, and the v4 texts `INF`, `-INF`, `NaN`. */
+export function float(column: Column, value: unknown): number {
+  if (typeof value === 'number') return value;
+  if (value === 'INF') return Infinity;
+  if (value === '-INF') return -Infinity;
+  if (value === 'NaN') return NaN;
+  if (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value))) return Number(value);
+  throw bad(column, value, 'is no number');
+}
+
+const ISO = /^(-?\d{4,})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?)?\s*(Z|[+-]\d\d:?\d\d)?$/i;
+
+/** Nanoseconds of a fraction of a second (`5` is 500,000,000); digits past the ninth must be zeros. */
+function nanosOf(column: Column, value: unknown, fraction: string | undefined): bigint {
+  if (!fraction) return 0n;
+  if (fraction.length > 9 && /[1-9]/.test(fraction.slice(9))) throw bad(column, value, 'has more than 9 fractional digits');
+  return BigInt(fraction.slice(0, 9).padEnd(9, '0'));
+}
+
+/**
+ * An instant as nanoseconds since 1970-01-01T00:00:00Z, from a `Date` or an ISO 8601 text with `Z` or
+ * an offset (a text without one is taken as UTC, as v2 `Edm.DateTime` is).
+ */
+export function epochNanos(column: Column, value: unknown): bigint {
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw bad(column, value, 'is an invalid date');
+    return BigInt(value.getTime()) * 1_000_000n;
+  }
+  const m = typeof value === 'string' ? ISO.exec(value.trim()) : null;
+  if (!m) throw bad(column, value, 'is no ISO 8601 date-time');
+  let offset = 0;
+  const zone = m[8];
+  if (zone !== undefined && zone.toUpperCase() !== 'Z') {
+    const digits = zone.replace(':', '');
+    offset = (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5))) * (digits.startsWith('-') ? -1 : 1);
+  }
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0) - offset, Number(m[6] ?? 0));
+  if (Number.isNaN(ms)) throw bad(column, value, 'is no valid date-time');
+  return BigInt(ms) * 1_000_000n + nanosOf(column, value, m[7]);
+}
+
+/** Nanoseconds in `unit` (1,000 for micros), refusing a value that would lose digits. */
+export function inUnit(column: Column, value: unknown, nanos: bigint, per: bigint): bigint {
+  if (nanos % per !== 0n) throw bad(column, value, `has more fractional-second digits than the column keeps (precision ${column.precision ?? 'not declared'})`);
+  return nanos / per;
+}
+
+/** An instant as ISO 8601 text in UTC with as many fractional digits as it has (`2024-03-01T10:00:00.5Z`). */
+export function isoUTC(nanos: bigint): string {
+  const NS = 1_000_000_000n;
+  const seconds = nanos / NS - (nanos % NS < 0n ? 1n : 0n);
+  const fraction = (nanos - seconds * NS).toString().padStart(9, '0').replace(/0+$/, '');
+  return `${new Date(Number(seconds) * 1000).toISOString().slice(0, 19)}${fraction ? `.${fraction}` : ''}Z`;
+}
+
+const TIME = /^(\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?$/;
+const V2_TIME = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.(\d+))?S)?$/;
+
+/** A time of day (`13:20:05.5`, v2 `PT13H20M05.5S`) as nanoseconds since midnight. */
+export function timeNanos(column: Column, value: unknown): bigint {
+  const text = typeof value === 'string' ? value.trim() : '';
+  const m = TIME.exec(text) ?? V2_TIME.exec(text);
+  if (!m) throw bad(column, value, 'is no time of day');
+  const seconds = Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+  const nanos = BigInt(seconds) * 1_000_000_000n + nanosOf(column, value, m[4]);
+  if (nanos >= 86_400n * 1_000_000_000n) throw bad(column, value, 'is not within a day');
+  return nanos;
+}
+
+/** A time of day as `HH:MM:SS` with its significant fractional digits. */
+export function timeText(nanos: bigint): string {
+  const s = Number(nanos / 1_000_000_000n);
+  const fraction = (nanos % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
+  const hms = [Math.floor(s / 3600), Math.floor(s / 60) % 60, s % 60].map((n) => String(n).padStart(2, '0')).join(':');
+  return fraction ? `${hms}.${fraction}` : hms;
+}
+
+/** A date (`2024-03-01`, or a `Date`) as `YYYY-MM-DD`. */
+export function dateText(column: Column, value: unknown): string {
+  if (value instanceof Date) return value.toISOString().slice(0, 10);
+  if (typeof value === 'string' && /^-?\d{4,}-\d\d-\d\d$/.test(value.trim())) return value.trim();
+  if (typeof value === 'string' && ISO.test(value.trim())) return isoUTC(epochNanos(column, value)).slice(0, 10);
+  throw bad(column, value, 'is no date');
+}
+
+/** Days since 1970-01-01 of a `YYYY-MM-DD` date. */
+export function epochDays(date: string): number {
+  const [y, m, d] = date.split(/(?<=\d)-/).map(Number);
+  return Math.round(Date.UTC(y!, m! - 1, d!) / 86_400_000);
+}
+
+/** Bytes of a base64 or base64url text (v4 sends base64url, v2 base64). */
+export function binaryBytes(column: Column, value: unknown): Uint8Array {
+  if (value instanceof Uint8Array) return value;
+  if (typeof value !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(value)) throw bad(column, value, 'is no base64 text');
+  return Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+}
+
+/** A GUID in its canonical lower-case form. */
+export function guidText(column: Column, value: unknown): string {
+  if (typeof value !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) throw bad(column, value, 'is no GUID');
+  return value.toLowerCase();
+}
+
+/** A text column's value: strings as they are, other scalars as text, objects as JSON. */
+export function text(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
