@@ -209,6 +209,8 @@ export class Batch {
     const protocol = await this.host.ready(options.signal);
     if (format === 'json' && protocol.version !== '4.0') throw new ConfigError('format', "'json' needs an OData 4.01 service");
     const results: BatchResult[] = [];
+    // Content-ID → the Location its create answered, for URLs and relative Locations of operations addressed through `$n`.
+    const locations = new Map<string, string>();
     const split = chunks(this.groups, max);
     // Every reference is checked before the first $batch request goes out.
     for (const chunk of split) {
@@ -226,7 +228,9 @@ export class Batch {
         ops[gi]!.forEach((op, oi) => {
           // A changeset answered by one (error) response: that response is every operation's.
           const response = group.length === 1 ? group[0]! : group[oi]!;
-          const result = resultOf(response, built[gi]![oi]!.shape, protocol, decode);
+          const shape = built[gi]![oi]!.shape;
+          const result = resultOf(response, { ...shape, url: resolveReference(shape.url, this.host.serviceURL, locations) }, protocol, decode);
+          if (op.contentId !== undefined && result.ok && result.location !== undefined) locations.set(op.contentId, result.location);
           op.settle(result);
           results.push(result);
         });
@@ -250,6 +254,21 @@ function checkRefs(ops: readonly BatchOperation[], groups: ReadonlySet<number>, 
     }
     if (!groups.has(ref.changeset)) throw new ConfigError('maxOperations', `splits ${ref.path} from the operation referring to it into another $batch request: raise maxOperations`);
   }
+}
+
+/**
+ * The URL an operation addressed through a Content-ID reference (`<service>/$1/Orders`) stands for: the
+ * reference replaced by the Location of the operation it names (OData 4.01 Part 1 section 11.7.7.2), so
+ * that a relative Location in its answer resolves against a URL that exists. Unchanged when the
+ * referenced operation gave no Location.
+ */
+function resolveReference(url: string, serviceURL: string, locations: ReadonlyMap<string, string>): string {
+  if (!url.startsWith(`${serviceURL}$`)) return url;
+  const rest = url.slice(serviceURL.length + 1);
+  const end = rest.search(/[/?]/);
+  const id = end < 0 ? rest : rest.slice(0, end);
+  const location = locations.get(id);
+  return location === undefined ? url : location + (end < 0 ? '' : rest.slice(end));
 }
 
 /** Groups into requests of at most `max` operations; a changeset larger than `max` goes alone. */
