@@ -29,7 +29,7 @@ function multipartAnswer(locations: readonly string[]): { type: string; body: st
 describe('Location of a create addressed through a Content-ID reference', () => {
   for (const format of ['multipart', 'json'] as const) {
     it(`${format}: a relative Location resolves against the referenced entity's Location`, async () => {
-      const server = await startServer((req, res, body) => {
+      const server = await startServer((_req, res, body) => {
         const locations = ['Customers(1)', 'Orders(1)'];
         if (format === 'json') {
           const ids = (JSON.parse(body) as { requests: { id: string; url: string }[] }).requests.map((r) => r.id);
