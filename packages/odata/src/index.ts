@@ -31,6 +31,7 @@ export { v4 as odataV4 } from './v4/protocol.js';
 export { parseEdmx, type ParseEdmxOptions } from './metadata/edmx.js';
 export { parseCsdlJson } from './metadata/csdl-json.js';
 export { MetadataParseError } from './metadata/parse-error.js';
+export { parseXml, type XmlElement } from './metadata/xml.js';
 export { EDM_PRIMITIVES, edmPrimitive, edmTsType, type EdmPrimitive, type EdmKind, type EdmValueOptions } from './metadata/edm-types.js';
 export type {
   ServiceMetadata, EntitySetInfo, EntityTypeInfo, PropertyInfo, NavigationInfo, ComplexTypeInfo, OperationInfo, OperationImportInfo, ParameterInfo,

@@ -95,6 +95,23 @@ describe('$metadata XML parser', () => {
   });
 });
 
+describe('$metadata served with white space before <?xml', () => {
+  // Northwind's v4 service (services.odata.org/V4/Northwind/Northwind.svc/$metadata) starts its body with a line break.
+  const doc = '<?xml version="1.0" encoding="utf-8"?><edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx">'
+    + '<edmx:DataServices><Schema Namespace="NorthwindModel" xmlns="http://docs.oasis-open.org/odata/ns/edm"><EntityType Name="Category">'
+    + '<Key><PropertyRef Name="CategoryID"/></Key><Property Name="CategoryID" Type="Edm.Int32" Nullable="false"/></EntityType>'
+    + '<EntityContainer Name="C"><EntitySet Name="Categories" EntityType="NorthwindModel.Category"/></EntityContainer></Schema></edmx:DataServices></edmx:Edmx>';
+
+  it('is read from a string and from a response split inside the white space; lines stay those of the document', async () => {
+    expect(parseEdmx(`\r\n  ${doc}`).entitySets.get('Categories')?.entityType?.key).toEqual(['CategoryID']);
+    expect(parseEdmx(`\uFEFF\n${doc}`).version).toBe('4.0');
+    const od = await serveMetadata(`\n\n   \n${doc}`, 2);
+    expect((await od.metadata()).entitySets.has('Categories')).toBe(true);
+    const error = (() => { try { return parseEdmx('\n\n<?xml version="1.0"?>\n<a>\n</b>'); } catch (e) { return e; } })();
+    expect((error as MetadataParseError).line).toBe(5);
+  });
+});
+
 describe('$metadata parse errors', () => {
   const cases: Array<[string, string, RegExp]> = [
     ['not XML', 'Service Unavailable', /line 1/],

@@ -10,6 +10,8 @@ export interface XmlElement {
   children: XmlElement[];
   /** Text and CDATA directly inside the element, entities decoded. */
   text: string;
+  /** 1-based line of the element's start tag in the document (where the tag ends, for one spread over lines). */
+  line?: number;
 }
 
 /**
@@ -26,11 +28,15 @@ export class XmlTreeBuilder {
   private readonly stack: XmlElement[] = [this.root];
   /** Depth inside a skipped element (0: keeping). */
   private skipping = 0;
+  /** Still before the first character that is not white space (or a byte order mark). */
+  private leading = true;
+  /** Line breaks dropped before the first character, added back to reported lines. */
+  private droppedLines = 0;
 
   constructor(private readonly document: string, private readonly skip: (el: XmlElement) => boolean = () => false) {
     const p = this.parser;
     p.on('error', (err) => {
-      throw new MetadataParseError(document, err.message.replace(/^\d+:\d+: /, ''), { line: p.line, column: p.column });
+      throw new MetadataParseError(document, err.message.replace(/^\d+:\d+: /, ''), { line: p.line + this.droppedLines, column: p.column });
     });
     p.on('opentag', (tag) => this.open(tag));
     p.on('closetag', () => {
@@ -55,7 +61,7 @@ export class XmlTreeBuilder {
       if (a.prefix === 'xmlns' || a.name === 'xmlns') continue;
       attrs[a.local] = a.value;
     }
-    const el: XmlElement = { name: tag.local, ns: tag.uri, attrs, children: [], text: '' };
+    const el: XmlElement = { name: tag.local, ns: tag.uri, attrs, children: [], text: '', line: this.parser.line + this.droppedLines };
     if (this.stack.length > 1 && this.skip(el)) {
       this.skipping = 1;
       return;
@@ -64,8 +70,20 @@ export class XmlTreeBuilder {
     this.stack.push(el);
   }
 
-  /** Feeds the next piece of the document. */
+  /**
+   * Feeds the next piece of the document. White space and a byte order mark before the first markup are
+   * dropped: XML allows no white space before `<?xml ...?>`, yet services send it (Northwind's v4
+   * `$metadata` starts with a line break), and nothing is lost by reading past it.
+   */
   write(chunk: string): void {
+    if (this.leading) {
+      const start = chunk.search(/[^\s\uFEFF]/);
+      const dropped = start < 0 ? chunk : chunk.slice(0, start);
+      for (let i = dropped.indexOf('\n'); i >= 0; i = dropped.indexOf('\n', i + 1)) this.droppedLines++;
+      if (start < 0) return;
+      this.leading = false;
+      chunk = chunk.slice(start);
+    }
     this.parser.write(chunk);
   }
 
