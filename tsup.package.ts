@@ -34,20 +34,33 @@ export function classNames(): TsupPlugin {
  * bundled `.d.ts`, and the tag from the comments of other declarations. TypeScript's own `stripInternal`
  * also drops module-level declarations, which breaks the bundle whenever another module imports one; a
  * module-level helper stays in the types only where the public API refers to it.
+ *
+ * A class whose every constructor is internal keeps `protected constructor();`: without any, the types
+ * would offer a public constructor without parameters (`new Batch()`) that the class does not have.
+ * (An `@internal` tag on a constructor parameter property does not reach the `.d.ts`: declare such a
+ * property as a field.)
  */
 export function stripInternalMembers(text: string): string {
   const source = ts.createSourceFile('index.d.ts', text, ts.ScriptTarget.Latest, true);
-  const cuts: [number, number][] = [];
+  const cuts: [number, number, string][] = [];
   const internal = (node: ts.Node): boolean => ts.getJSDocTags(node).some((tag) => tag.tagName.text === 'internal');
   const visit = (node: ts.Node): void => {
     if (ts.isClassDeclaration(node) || ts.isInterfaceDeclaration(node) || ts.isTypeLiteralNode(node)) {
-      for (const member of node.members) if (internal(member)) cuts.push([member.getFullStart(), member.getEnd()]);
+      for (const member of node.members) if (internal(member)) cuts.push([member.getFullStart(), member.getEnd(), '']);
+    }
+    if (ts.isClassDeclaration(node)) {
+      const constructors = node.members.filter(ts.isConstructorDeclaration);
+      const first = constructors[0];
+      if (first !== undefined && constructors.every(internal)) {
+        const cut = cuts.find(([start]) => start === first.getFullStart());
+        if (cut) cut[2] = '\n    protected constructor();';
+      }
     }
     ts.forEachChild(node, visit);
   };
   visit(source);
   let out = text;
-  for (const [start, end] of cuts.sort((a, b) => b[0] - a[0])) out = out.slice(0, start) + out.slice(end);
+  for (const [start, end, keep] of cuts.sort((a, b) => b[0] - a[0])) out = out.slice(0, start) + keep + out.slice(end);
   return out.replace(/\/\*\*\s*@internal\s*\*\/\s*\n/g, '').replace(/[ \t]*@internal\b[ \t]*/g, ' ');
 }
 

@@ -15,14 +15,14 @@ export {
   SluiceError, ConfigError, HttpError, TimeoutError, AbortError, NetworkError, DecodeError, RedirectError,
   CircuitOpenError, RateLimitError, BulkheadRejectedError,
 } from './errors.js';
-export { SluiceResponse, type BodyWatch } from './response.js';
+export { SluiceResponse, type BodyWatch, type SluiceResponseInit } from './response.js';
 export { ResponseHeaders } from './headers.js';
 export type { Plugin, PluginRequest, PluginVerdict } from './plugin.js';
 export { DEFAULT_RETRY, backoffDelay, parseRetryAfter, type RetryOptions } from './retry.js';
 export { sleep } from './sleep.js';
 export {
   TokenBucket, isRateLimiter, CircuitBreakers, OriginCircuit, RetryBudget, Bulkhead, OriginPauses, WaitQueue, SlidingCounter, RESILIENCE_DEFAULTS,
-  type CircuitState, type CircuitStateChange, type CircuitTicket, type AttemptOutcome,
+  type CircuitState, type CircuitStateChange, type CircuitTicket, type AttemptOutcome, type CircuitBreakerSettings,
   type RateLimitOptions, type RateLimiter, type CircuitBreakerOptions, type RetryBudgetOptions, type BulkheadOptions, type PauseOnRetryAfterOptions,
   type ResolvedResilience,
 } from './resilience/index.js';

@@ -56,7 +56,7 @@ export type { CreateOptions, UpdateOptions, DeleteOptions, WriteResult } from '.
 export type { ConditionalRead } from './write/conditional.js';
 export type { WriteOptions } from './write/host.js';
 export type { WriteProtocol, OperationParam, OperationRequest } from './protocol/write.js';
-export { ActionCall, FunctionCall, type ActionOptions, type FunctionOptions, type ActionResult } from './operations/call.js';
+export { ActionCall, FunctionCall, OperationCall, type ActionOptions, type FunctionOptions, type ActionResult } from './operations/call.js';
 export { AsyncPoller, AsyncOpStatus, createAsyncPoller, type AsyncPollerOptions, type AsyncStatus } from './operations/async.js';
 export {
   AsyncOperationError, AsyncOperationFailedError, AsyncOperationTimeoutError, AsyncOperationCancelledError, UnknownOperationError,

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendJSON, startODataServer, startServer, type ODataTestServer, type TestServer } from '@sluice/testkit';
+import ts from 'typescript';
+import { unexportedPublicTypes } from './public-types.js';
 import { promisedFiles, publishablePackages, ROOT, type WorkspacePackage } from './repo.js';
 
 // Installs the packages the way a user does: `npm pack` from the working tree, the tarballs into an
@@ -99,6 +101,12 @@ describe('packages installed from their tarballs', () => {
     }
     expect(found).toEqual([]);
   });
+
+  it('public signatures name only exported types (none whose members the build stripped as @internal)', () => {
+    const entries = packed.filter((p) => p.pkg.json.types !== undefined).map((p) => join(app, 'node_modules', p.pkg.json.name, p.pkg.json.types!));
+    const options = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules/@types')] };
+    expect(unexportedPublicTypes(entries, options), 'export the type, or take a public one (ODataClient rather than an internal host)').toEqual([]);
+  }, 60_000);
 
   it('installs our packages from the tarballs only, with one copy of @sluice/core', () => {
     const lock = JSON.parse(readFileSync(join(app, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string }> };

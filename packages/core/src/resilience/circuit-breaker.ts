@@ -8,7 +8,8 @@ import { SlidingCounter } from './sliding-counter.js';
 /** The outcome of one attempt as the breaker judges it. */
 export type AttemptOutcome = 'success' | 'failure' | 'neutral';
 
-type Settings = NonNullable<ResolvedResilience['circuitBreaker']>;
+/** A circuit breaker's resolved settings (the `circuitBreaker` option with its defaults filled in). */
+export type CircuitBreakerSettings = NonNullable<ResolvedResilience['circuitBreaker']>;
 
 /**
  * The bookkeeping of one origin's circuit, held by {@link CircuitBreakers}. Exposed only through
@@ -24,7 +25,7 @@ export class OriginCircuit {
   generation = 0;
   // first: attempts, second: failures.
   readonly window: SlidingCounter;
-  constructor(readonly origin: string, settings: Settings, now: () => number) {
+  constructor(readonly origin: string, settings: CircuitBreakerSettings, now: () => number) {
     this.window = new SlidingCounter(settings.window, 10, now);
   }
 }
@@ -51,7 +52,7 @@ export interface CircuitTicket {
 export class CircuitBreakers {
   private readonly circuits = new Map<string, OriginCircuit>();
 
-  constructor(private readonly settings: Settings, private readonly now: () => number = () => performance.now()) {}
+  constructor(private readonly settings: CircuitBreakerSettings, private readonly now: () => number = () => performance.now()) {}
 
   /** The state of `origin`'s circuit (`closed` for an origin never seen). */
   state(origin: string): CircuitState {

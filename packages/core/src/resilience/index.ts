@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export { TokenBucket } from './token-bucket.js';
-export { CircuitBreakers, OriginCircuit, type CircuitState, type CircuitStateChange, type CircuitTicket, type AttemptOutcome } from './circuit-breaker.js';
+export { CircuitBreakers, OriginCircuit, type CircuitState, type CircuitStateChange, type CircuitTicket, type AttemptOutcome, type CircuitBreakerSettings } from './circuit-breaker.js';
 export { RetryBudget } from './retry-budget.js';
 export { Bulkhead } from './bulkhead.js';
 export { OriginPauses } from './origin-pause.js';

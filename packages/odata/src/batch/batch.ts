@@ -38,8 +38,15 @@ const SEND_KEYS = ['format', 'maxOperations', 'signal', 'headers', 'timeout', 'd
  * `dependsOn`).
  */
 export class BatchRef {
+  /** `$<Content-ID>`, with the navigation properties that follow it. */
+  readonly path: string;
   /** @internal */
-  constructor(readonly path: string, /** @internal */ readonly changeset: number) {}
+  readonly changeset: number;
+  /** @internal */
+  constructor(path: string, changeset: number) {
+    this.path = path;
+    this.changeset = changeset;
+  }
   /** The ref followed by a navigation property, such as `$1/Lines`. */
   nav(property: string): BatchRef {
     if (!/^[A-Za-z_][\w.]*$/.test(property)) throw new ConfigError('nav', `must be a property name, got ${JSON.stringify(property)}`);
@@ -50,13 +57,27 @@ export class BatchRef {
 /** A query or an entity addressed as a target of a batch operation. */
 export type BatchTarget = QueryBase<unknown> | BatchRef;
 
+/** @internal */
 type Build = (protocol: ODataProtocol) => { request: BatchPartRequest; shape: ResultShape };
 
 /** One operation of a batch; `result` is there once the batch was sent. */
 export class BatchOperation<T = unknown> {
   private value: BatchResult<T> | undefined;
   /** @internal */
-  constructor(/** @internal */ readonly build: Build, readonly contentId: string | undefined, /** @internal */ readonly group: number, /** @internal */ readonly refersTo?: BatchRef) {}
+  readonly build: Build;
+  /** The operation's Content-ID in its changeset (undefined for a read). */
+  readonly contentId: string | undefined;
+  /** @internal */
+  readonly group: number;
+  /** @internal */
+  readonly refersTo: BatchRef | undefined;
+  /** @internal */
+  constructor(build: Build, contentId: string | undefined, group: number, refersTo?: BatchRef) {
+    this.build = build;
+    this.contentId = contentId;
+    this.group = group;
+    this.refersTo = refersTo;
+  }
   /** Its result after `send()` resolved. */
   get result(): BatchResult<T> {
     if (this.value === undefined) throw new ConfigError('result', 'is there only after the batch was sent');
@@ -81,7 +102,11 @@ const WRITE_NAMES = { POST: 'create()', PATCH: 'update()', PUT: 'replace()', DEL
 /** Builds the writes of one changeset (an atomic group: all apply or none). */
 export class Changeset {
   /** @internal */
-  constructor(private readonly batch: Batch, private readonly index: number, /** @internal */ readonly ops: BatchOperation[]) {}
+  readonly ops: BatchOperation[];
+  /** @internal */
+  constructor(private readonly batch: Batch, private readonly index: number, ops: BatchOperation[]) {
+    this.ops = ops;
+  }
 
   /** POST an entity to a collection (or to `ref.nav('Lines')`). */
   create<T = Record<string, unknown>>(target: BatchTarget, entity: Record<string, unknown>, options: Pick<CreateOptions, 'prefer' | 'headers'> = {}): BatchOperation<T> {
@@ -152,7 +177,12 @@ export class Batch {
   private contentIds = 0;
 
   /** @internal */
-  constructor(/** @internal */ readonly host: WriteHost) {}
+  readonly host: WriteHost;
+
+  /** @internal (made by `od.batch()`) */
+  constructor(host: WriteHost) {
+    this.host = host;
+  }
 
   /** @internal */
   nextContentId(): string {

@@ -1,6 +1,7 @@
 // DeltaSync (SPEC 9): a first full read with `Prefer: odata.track-changes`, then reads of the kept delta
 // link that give only what changed: entities, removals, links and deleted links.
 import { checkOptionKeys, ConfigError, SluiceError } from '@sluice/core';
+import type { ODataClient } from '../client.js';
 import type { Query } from '../query/query.js';
 import { toODataError } from '../read/error-body.js';
 import { entitySetOf, PageCounter } from '../telemetry.js';
@@ -92,7 +93,13 @@ function changeOf(item: Record<string, unknown>, decode: (raw: unknown) => unkno
  */
 export class DeltaSync<T = Record<string, unknown>> {
   private readonly key: string;
-  constructor(private readonly host: WriteHost, private readonly query: Query<T>, private readonly options: DeltaSyncOptions) {
+  private readonly host: WriteHost;
+  /**
+   * @param client - the client the query was made with (`od`)
+   * @param query - the entity set to keep in step (`od.from('Orders')`, with `select`/`filter` as the service allows)
+   */
+  constructor(client: ODataClient, private readonly query: Query<T>, private readonly options: DeltaSyncOptions) {
+    this.host = client;
     checkOptionKeys('', options, ['store', 'key', 'signal', 'prefetch']);
     if (typeof options.store?.load !== 'function') throw new ConfigError('store', 'must be a DeltaStore (load, save, clear)');
     if (options.prefetch !== undefined && typeof options.prefetch !== 'boolean') throw new ConfigError('prefetch', `must be a boolean, got ${String(options.prefetch)}`);

@@ -84,6 +84,9 @@ export class AsyncPoller<T = unknown> {
   private readonly host: AsyncResultHost;
 
   /** Prefer {@link createAsyncPoller}, which also applies an OData client's link policy and protocol. */
+  constructor(http: Client, statusURL: string, options: AsyncPollerOptions);
+  /** @internal */
+  constructor(http: Client, statusURL: string, options: AsyncPollerOptions, host: AsyncResultHost);
   constructor(http: Client, statusURL: string, options: AsyncPollerOptions, host: AsyncResultHost = originHost(http)) {
     this.http = http;
     this.statusURL = statusURL;

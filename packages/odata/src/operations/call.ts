@@ -67,7 +67,8 @@ function build(host: WriteHost, protocol: ODataProtocol, binding: OperationBindi
   return base + path + (all ? `?${all}` : '');
 }
 
-abstract class OperationCall<Self> {
+/** What {@link ActionCall} and {@link FunctionCall} share: a named operation collecting its parameters. */
+export abstract class OperationCall<Self> {
   /** @internal */
   constructor(protected readonly host: WriteHost, protected readonly name: string, protected readonly binding: OperationBinding | undefined, protected readonly params: Params) {
     if (typeof name !== 'string' || !/^[A-Za-z_][\w.]*$/.test(name)) throw new ConfigError('operation', `must be a (namespace-qualified) name, got ${JSON.stringify(name)}`);
