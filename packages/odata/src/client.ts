@@ -3,6 +3,7 @@ import { ODataFormatError, ODataVersionError } from './errors.js';
 import { LinkPolicy } from './links/policy.js';
 import type { EntityTypeInfo, ServiceMetadata } from './metadata/model.js';
 import { readMetadataResponse } from './metadata/read.js';
+import { fromServiceModel, type ServiceModel } from './metadata/service-model.js';
 import type { ODataProtocol, ODataVersion } from './protocol/types.js';
 import { encodeOptionValue, type ReadOptions } from './query/base.js';
 import { EntityQuery } from './query/entity.js';
@@ -52,6 +53,12 @@ export interface ODataClientOptions {
    * implicitly (call `metadata()` yourself whenever you want it).
    */
   loadMetadata?: boolean;
+  /**
+   * The service's model, known ahead (a {@link ServiceModel} that `sluice generate --runtime` writes, or a
+   * parsed {@link ServiceMetadata}): keys, filter literals and writes are typed by it and `$metadata` is
+   * never downloaded; with `version: 'auto'` the version it declares is used (no detection request).
+   */
+  metadata?: ServiceModel | ServiceMetadata | undefined;
   /** Keep Int64 and Decimal exact as strings (default) or read them as numbers (precision may be lost). */
   largeNumbers?: 'string' | 'number';
   /**
@@ -85,7 +92,7 @@ export interface ODataClientOptions {
 }
 
 const OPTION_KEYS = [
-  'serviceURL', 'client', 'http', 'version', 'loadMetadata', 'largeNumbers', 'dates', 'allowedOrigins', 'rebaseLinks',
+  'serviceURL', 'client', 'http', 'version', 'loadMetadata', 'metadata', 'largeNumbers', 'dates', 'allowedOrigins', 'rebaseLinks',
   'pageRetries', 'maxPages', 'maxRecordBytes', 'maxPageBytes', 'csrf', 'tunnel',
 ] as const;
 
@@ -135,6 +142,14 @@ export class ODataClient {
     if (dates !== 'string' && dates !== 'Date') throw new ConfigError('dates', `must be 'string' or 'Date', got ${String(dates)}`);
     this.dates = dates;
     this.loadMetadataFirst = (checkBoolean(options.loadMetadata, 'loadMetadata') ?? false) || dates === 'Date';
+    if (options.metadata !== undefined) {
+      const given: unknown = options.metadata;
+      const isParsed = typeof given === 'object' && given !== null && (given as ServiceMetadata).entitySets instanceof Map;
+      const md = isParsed ? given as ServiceMetadata : fromServiceModel(given as ServiceModel);
+      this.metadataValue = md;
+      this.metadataPromise = Promise.resolve(md);
+      this.protocol ??= protocolFor(md.version);
+    }
     if (options.client !== undefined && options.http !== undefined) throw new ConfigError('http', 'cannot be combined with client');
     this.ownsClient = options.client === undefined;
     // With the service as base URL, core sends same-origin URLs verbatim (no WHATWG re-encoding of ').

@@ -30,6 +30,9 @@ export { v2 as odataV2 } from './v2/protocol.js';
 export { v4 as odataV4 } from './v4/protocol.js';
 export { parseEdmx, type ParseEdmxOptions } from './metadata/edmx.js';
 export { parseCsdlJson } from './metadata/csdl-json.js';
+export {
+  toServiceModel, fromServiceModel, SERVICE_MODEL_FORMAT, type ServiceModel, type EntityTypeModel, type ComplexTypeModel, type EntitySetModel,
+} from './metadata/service-model.js';
 export { MetadataParseError } from './metadata/parse-error.js';
 export { parseXml, type XmlElement } from './metadata/xml.js';
 export { EDM_PRIMITIVES, edmPrimitive, edmTsType, type EdmPrimitive, type EdmKind, type EdmValueOptions } from './metadata/edm-types.js';

@@ -1,0 +1,144 @@
+import { ConfigError } from '@sluice/core';
+import { startODataServer, type ODataTestServer } from '@sluice/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createODataClient, fromServiceModel, parseEdmx, toServiceModel, type ServiceModel, type TypedODataClient } from '../../src/index.js';
+import type { TestkitService } from './testkit-service.js';
+
+// A typed client used for real against the testkit OData server (v4 and v2), with the service model given
+// ahead as a ServiceModel (what `sluice generate --runtime` writes): reads, writes and operations, and
+// not one $metadata request or version detection.
+
+let srv: ODataTestServer;
+const models: Partial<Record<'2.0' | '4.0', ServiceModel>> = {};
+const clients: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  srv = await startODataServer({ products: 20, writes: true });
+  for (const version of ['4.0', '2.0'] as const) {
+    // The model as a generated module holds it: parsed once, then plain JSON.
+    const text = await (await fetch(`${version === '4.0' ? srv.v4 : srv.v2}$metadata`)).text();
+    models[version] = JSON.parse(JSON.stringify(toServiceModel(parseEdmx(text)))) as ServiceModel;
+  }
+});
+afterAll(async () => {
+  for (const c of clients.splice(0)) await c.close();
+  await srv.close();
+});
+
+function typed(version: '2.0' | '4.0', model: boolean): TypedODataClient<TestkitService> {
+  const od = createODataClient<TestkitService>({
+    serviceURL: version === '4.0' ? srv.v4 : srv.v2, http: { retry: false }, ...(model ? { metadata: models[version] } : { version }),
+  });
+  clients.push(od);
+  return od;
+}
+
+/** The requests made since `from` that are not to the entity data or operations: $metadata, the service root. */
+const overhead = (from: number): string[] =>
+  srv.requests.slice(from).map((r) => r.url).filter((u) => u.includes('$metadata') || /\/(v2|v4|odata)[^/]*\/?(\?.*)?$/.test(u));
+
+describe('typed client against the testkit OData server, model given ahead', () => {
+  it('v4: reads with select, filter, orderBy, key, expand and navigation; no $metadata or detection request', async () => {
+    const start = srv.requests.length;
+    const od = typed('4.0', true);
+    expect(od.version).toBe('4.0');
+    const cheap = await od.from('Products').select('ID', 'Name', 'Price').filter((f) => f.and(f.le('Price', 500), f.contains('Name', 'Product'))).orderBy('Price desc').top(3).list();
+    expect(cheap.map((p) => p.ID)).toEqual([6, 18, 5]);
+    expect(cheap.every((p) => Number(p.Price) <= 500 && p.Name.includes('Product'))).toBe(true);
+    expect(Object.keys(cheap[0]!).sort()).toEqual(['ID', 'Name', 'Price']);
+    const product = await od.from('Products').key(2).expand('Category', { select: ['Name'] }).get();
+    expect(product.ID).toBe(2);
+    expect(typeof product.Category?.Name).toBe('string');
+    const category = await od.from('Products').key(2).nav('Category').get();
+    expect(category.ID).toBe(product.CategoryID);
+    const inCategory = await od.from('Categories').key(category.ID).navMany('Products').select('ID').list();
+    expect(inCategory.map((p) => p.ID)).toContain(2);
+    const item = await od.from('OrderItems').key({ OrderID: 2, ItemNo: 'B' }).get();
+    expect(item).toMatchObject({ OrderID: 2, ItemNo: 'B' });
+    expect(overhead(start)).toEqual([]);
+  });
+
+  it('v4: an Int64 and a date compared as strings are written as typed literals by the model', async () => {
+    const od = typed('4.0', true);
+    const q = od.from('Products').filter((f) => f.and(f.ge('Stock', '0'), f.lt('ReleaseDate', '2100-01-01T00:00:00Z')));
+    expect(decodeURIComponent(q.toURL())).toContain('$filter=Stock ge 0 and ReleaseDate lt 2100-01-01T00:00:00Z');
+    expect((await q.top(2).list())).toHaveLength(2);
+    // Without the model the same strings are string literals, which the service refuses.
+    const bare = typed('4.0', false).from('Products').filter((f) => f.ge('Stock', '0'));
+    expect(decodeURIComponent(bare.toURL())).toContain("$filter=Stock ge '0'");
+  });
+
+  it('v4: create, update, bound and unbound actions and functions, delete', async () => {
+    const start = srv.requests.length;
+    const od = typed('4.0', true);
+    const created = await od.from('Orders').create({ Customer: 'Typed', Amount: '12.50', Quantity: '3', Lines: [{ Product: 'Ale', Qty: 2 }] });
+    const id = created.value!.ID;
+    expect(created.value).toMatchObject({ Customer: 'Typed', Amount: '12.50', Quantity: '3' });
+    const updated = await od.from('Orders').key(id).update({ Status: 'Checked' }, { etag: created.etag! });
+    expect(updated.status).toBeLessThan(300);
+    const lines = await od.from('Orders').key(id).navMany('Lines').list();
+    expect(lines.map((l) => [l.Product, l.Qty])).toEqual([['Ale', 2]]);
+    const order = await od.from('Orders').key(id).get();
+    expect(order.Status).toBe('Checked');
+    const approved = await od.from('Orders').key(id).action('Demo.Approve', { Comment: 'typed' }).execute({ etag: order });
+    expect(approved.value?.Status).toBe('Approved');
+    expect(JSON.parse(srv.requests.at(-1)!.body)).toEqual({ Comment: 'typed' });
+    const total = await od.from('Orders').function('Demo.TotalAmount').execute();
+    expect(Number(total)).toBeGreaterThanOrEqual(12.5);
+    expect(await od.function('Echo', { Text: "it's", Count: 2 }).execute()).toBe("it's|2");
+    const job = await od.action('StartJob', { Polls: 0 }).execute();
+    expect(job.value?.Outcome).toBe('Succeeded');
+    await od.from('Orders').key(id).delete({ etag: '*' });
+    await expect(od.from('Orders').key(id).get()).rejects.toMatchObject({ status: 404 });
+    expect(overhead(start)).toEqual([]);
+  });
+
+  it('v2: the same typed calls, the version and function import methods taken from the model', async () => {
+    const start = srv.requests.length;
+    const od = typed('2.0', true);
+    expect(od.version).toBe('2.0');
+    const rows = await od.from('Products').select('ID', 'Stock').filter((f) => f.ge('Stock', '0')).top(2).list();
+    expect(rows).toHaveLength(2);
+    expect(decodeURIComponent(srv.requests.at(-1)!.url)).toContain('Stock ge 0L');
+    expect(await od.function('Echo', { Text: 'v2', Count: 1 }).execute()).toBe('v2|1');
+    expect(srv.requests.at(-1)!.method).toBe('GET');
+    const { value } = await od.from('Orders').create({ Customer: 'V2', Amount: '1.00', Quantity: '1' });
+    expect(value?.Customer).toBe('V2');
+    expect(overhead(start)).toEqual([]);
+  });
+});
+
+describe('service model', () => {
+  it('round-trips: the revived model types keys and operations as the parsed one does', () => {
+    const md = fromServiceModel(models['4.0']!);
+    expect(md.version).toBe('4.0');
+    expect(md.entitySets.get('OrderItems')?.entityType?.key).toEqual(['OrderID', 'ItemNo']);
+    expect(md.entitySets.get('Orders')?.concurrency).toEqual(['ModifiedAt']);
+    expect(md.entityTypes.get('Demo.Order')?.navigation.get('Lines')).toMatchObject({ type: 'Demo.OrderLine', collection: true });
+    expect(md.operations.get('Demo.Approve')?.[0]).toMatchObject({ kind: 'action', bound: true });
+    expect(md.operationImports.get('Echo')).toMatchObject({ kind: 'function' });
+    expect(toServiceModel(md)).toEqual(models['4.0']);
+  });
+
+  it('keeps alias-qualified names', () => {
+    const xml = '<edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx"><edmx:DataServices>' +
+      '<Schema Namespace="Very.Long.Name" Alias="S" xmlns="http://docs.oasis-open.org/odata/ns/edm">' +
+      '<EntityType Name="T"><Key><PropertyRef Name="K"/></Key><Property Name="K" Type="Edm.Int64" Nullable="false"/></EntityType>' +
+      '<EntityContainer Name="C"><EntitySet Name="Ts" EntityType="S.T"/></EntityContainer></Schema></edmx:DataServices></edmx:Edmx>';
+    const model = toServiceModel(parseEdmx(xml));
+    expect(model.aliases).toEqual({ 'S.T': 'Very.Long.Name.T' });
+    const md = fromServiceModel(JSON.parse(JSON.stringify(model)) as ServiceModel);
+    expect(md.entityTypes.get('S.T')).toBe(md.entityTypes.get('Very.Long.Name.T'));
+    const od = createODataClient({ serviceURL: 'http://127.0.0.1:9/svc/', metadata: md });
+    expect(od.from('Ts').key('9007199254740993').toURL()).toBe('http://127.0.0.1:9/svc/Ts(9007199254740993)');
+  });
+
+  it('a value that is not a model is a ConfigError naming the field', () => {
+    const make = (metadata: unknown) => () => createODataClient({ serviceURL: 'http://127.0.0.1:9/', metadata: metadata as ServiceModel });
+    expect(make({ format: 'other' })).toThrow(ConfigError);
+    expect(make({ format: 'other' })).toThrow(/metadata\.format/);
+    expect(make(null)).toThrow(/metadata/);
+    expect(make({ ...models['4.0'], entityTypes: 'x' })).toThrow(/metadata\.entityTypes/);
+    expect(make({ ...models['4.0'], entitySets: [{ name: 'X', entityType: 'Demo.Nope' }] })).toThrow(/metadata\.entitySets\.X.*Demo\.Nope/);
+  });
+});
