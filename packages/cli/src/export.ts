@@ -7,11 +7,12 @@ import { FileSink, OutputClosed, StreamSink, type Sink } from './output.js';
 import { checkOutFile } from './out-file.js';
 import { checkParquetFlags, openParquet } from './parquet-export.js';
 import { buildQuery, list, type QueryFlags } from './query-flags.js';
+import { rateLimitOf, type PartitionFlags } from './partition-flags.js';
 import { openService, type ConnectionFlags } from './session.js';
 import type { Terminal } from './terminal.js';
 
 /** Flags of `sluice export`. */
-export interface ExportFlags extends ConnectionFlags, QueryFlags, DeltaFlags {
+export interface ExportFlags extends ConnectionFlags, QueryFlags, DeltaFlags, Pick<PartitionFlags, 'rate' | 'burst'> {
   format: FormatName;
   out?: string;
   pageSize?: number;
@@ -22,7 +23,7 @@ export interface ExportFlags extends ConnectionFlags, QueryFlags, DeltaFlags {
 }
 
 /** Text is handed to the output in pieces of about this size (whole records only; fewer, larger writes cost less CPU). */
-const FLUSH_CHARS = 256 * 1024;
+export const FLUSH_CHARS = 256 * 1024;
 
 /** The entity type of `entitySet` in `$metadata`, if the service gives it. */
 async function entityTypeOf(od: ODataClient, entitySet: string, signal: AbortSignal): Promise<EntityTypeInfo | undefined> {
@@ -41,7 +42,7 @@ async function csvColumns(od: ODataClient, entitySet: string, flags: ExportFlags
 }
 
 /** The CSV format of an export; a delta export adds the removal columns. */
-async function csvFormat(od: ODataClient, entitySet: string, flags: ExportFlags, first: unknown, delta: boolean, signal: AbortSignal): Promise<RecordFormat> {
+export async function csvFormat(od: ODataClient, entitySet: string, flags: ExportFlags, first: unknown, delta: boolean, signal: AbortSignal): Promise<RecordFormat> {
   const raw = flags.csvRaw === true;
   if (!delta) return csv(await csvColumns(od, entitySet, flags, first, signal), raw);
   const columns = await csvColumns(od, entitySet, flags, entityRecord(first), signal);
@@ -58,12 +59,12 @@ function countInBackground(query: Query, flags: ExportFlags, progress: Progress,
 }
 
 /** The items of a plain read, read by the export loop itself (no async generator step per record). */
-function queryItems(query: Query, flags: ExportFlags, signal: AbortSignal): AsyncIterable<StreamItem<unknown>> {
+export function queryItems(query: Query, flags: ExportFlags, signal: AbortSignal): AsyncIterable<StreamItem<unknown>> {
   return query.stream({ signal, ...(flags.pageSize === undefined ? {} : { maxPageSize: flags.pageSize }) });
 }
 
 /** A page that will be tried again is skipped (noted with --verbose); other errors end the export. */
-function skipRetried(error: Error, terminal: Terminal): void {
+export function skipRetried(error: Error, terminal: Terminal): void {
   if (!(error instanceof PageError && error.willRetry)) throw error;
   terminal.debug(error.message);
 }
@@ -80,7 +81,7 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
   if (flags.format === 'parquet') checkParquetFlags(flags);
   const toFile = flags.out !== undefined && flags.out !== '-';
   if (toFile) for (const stale of await checkOutFile(flags.out!)) terminal.debug(`removed ${stale}, left by an export that was killed`);
-  const od = await openService(serviceURL, flags, terminal, signal);
+  const od = await openService(serviceURL, flags, terminal, signal, 'auto', { rateLimit: rateLimitOf(flags) });
   try {
     const query = buildQuery(od, entitySet, flags);
     const delta = flags.deltaState === undefined ? undefined : deltaRecords(od, query, flags, signal);

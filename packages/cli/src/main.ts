@@ -3,6 +3,8 @@ import { AUTH_ENV } from './auth.js';
 import { countEntitySet, getEntity, printURL, showMetadata } from './commands.js';
 import { describeError, EXIT, exitCodeFor, Interrupted } from './errors.js';
 import { exportEntitySet, type ExportFlags } from './export.js';
+import { checkPartitionFlags, partitionOptions, type PartitionFlags } from './partition-flags.js';
+import { exportPartitioned } from './partitioned-export.js';
 import { FORMATS } from './formats.js';
 import { removePendingFiles } from './output.js';
 import { PROGRESS_MODES } from './progress.js';
@@ -85,7 +87,7 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
 
-  queryOptions(connectionOptions(program.command('export')
+  queryOptions(connectionOptions(partitionOptions(program.command('export')
     .description('stream an entity set to NDJSON (default), CSV, JSON or Parquet')
     .argument('<service-url>', 'service root, such as https://host/odata/v4/catalog/')
     .argument('<entity-set>', 'entity set to export, such as Products')
@@ -96,10 +98,12 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
     .option('--delta-state <file>', 'change tracking (OData v4 delta links, v2 SAP Gateway __delta): all records the first time, then only the changes since the last run; the delta link is kept in <file>; CSV gets _removed and _id columns')
     .option('--delta-reset', 'with --delta-state: forget the kept delta link and read everything again')
     .addOption(new Option('--progress <when>', 'progress bar on stderr').choices(PROGRESS_MODES).default('auto'))
-    .option('-q, --quiet', 'no progress and no summary')))
+    .option('-q, --quiet', 'no progress and no summary'))))
     .action(async (service: string, set: string, _o, command: Command) => {
-      const flags = flagsOf<ExportFlags>(command);
-      await exportEntitySet(service, set, flags, verboseOf(flags.verbose === true), signal);
+      const flags = flagsOf<ExportFlags & PartitionFlags>(command);
+      checkPartitionFlags(flags);
+      const run = flags.partitions === undefined ? exportEntitySet : exportPartitioned;
+      await run(service, set, flags, verboseOf(flags.verbose === true), signal);
     });
 
   queryOptions(connectionOptions(program.command('count')

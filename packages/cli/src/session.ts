@@ -1,4 +1,5 @@
-import { describeRequest, type Plugin, type SluiceEvent } from '@sluice/core';
+import { describeRequest, type Plugin, type RateLimiter, type RateLimitOptions, type SluiceEvent } from '@sluice/core';
+import type { TokenCache } from '@sluice/oauth';
 import { createODataClient, type ODataClient } from '@sluice/odata';
 import { authHttpOptions, resolveAuth, type AuthFlags, type AuthPlan } from './auth.js';
 import { UsageError } from './errors.js';
@@ -66,13 +67,23 @@ function requestLog(terminal: Terminal): Plugin {
   };
 }
 
+/** What a command adds to the client: a rate limit (`--rate`, or a fleet's shared one) and a shared token cache. */
+export interface ServiceExtras {
+  rateLimit?: RateLimitOptions | RateLimiter | undefined;
+  /** Used by OAuth client credentials (a worker fleet shares one token). */
+  tokenCache?: TokenCache | undefined;
+}
+
 /**
  * An OData client for the command: auth from flags and environment (signing in first for the
  * authorization-code flow), headers, timeout and retries.
  */
-export async function openService(serviceURL: string, flags: ConnectionFlags, terminal: Terminal, signal: AbortSignal, defaultVersion: 'auto' | '4' = 'auto'): Promise<ODataClient> {
+export async function openService(
+  serviceURL: string, flags: ConnectionFlags, terminal: Terminal, signal: AbortSignal, defaultVersion: 'auto' | '4' = 'auto', extras: ServiceExtras = {},
+): Promise<ODataClient> {
   checkServiceURL(serviceURL);
-  const plan = resolveAuth(flags, terminal.env, flags.cert !== undefined || flags.pfx !== undefined);
+  let plan = resolveAuth(flags, terminal.env, flags.cert !== undefined || flags.pfx !== undefined);
+  if (plan.kind === 'client-credentials' && extras.tokenCache !== undefined) plan = { ...plan, config: { ...plan.config, tokenCache: extras.tokenCache } };
   terminal.debug(`auth: ${describeAuth(plan)}`);
   const headers = parseHeaders(flags.header ?? []);
   if ('authorization' in headers && plan.kind !== 'none') throw new UsageError('--header Authorization conflicts with the auth flags', 'use one of them');
@@ -83,7 +94,7 @@ export async function openService(serviceURL: string, flags: ConnectionFlags, te
   if (plan.kind === 'authorization-code') await checkTLSFlags(transport);
   const auth = await authHttpOptions(plan, terminal, signal);
   try {
-    return openClient(serviceURL, flags, defaultVersion, headers, auth, transport, terminal);
+    return openClient(serviceURL, flags, defaultVersion, headers, auth, transport, terminal, extras.rateLimit);
   } catch (error) {
     throw explainTransportError(error);
   }
@@ -103,6 +114,7 @@ function describeTLS(flags: TransportFlags): string {
 function openClient(
   serviceURL: string, flags: ConnectionFlags, defaultVersion: 'auto' | '4', headers: Record<string, string>,
   auth: Awaited<ReturnType<typeof authHttpOptions>>, transport: ReturnType<typeof transportOptions>, terminal: Terminal,
+  rateLimit: ServiceExtras['rateLimit'],
 ): ODataClient {
   const retries = flags.retries;
   return createODataClient({
@@ -122,6 +134,7 @@ function openClient(
       },
       ...(flags.timeout === undefined ? {} : { timeout: flags.timeout }),
       ...(retries === undefined ? {} : { retry: { maxAttempts: retries + 1 } }),
+      ...(rateLimit === undefined ? {} : { rateLimit }),
       ...transport,
     },
   });

@@ -1,0 +1,61 @@
+import type { ODataClient, Query } from '@sluice/odata';
+import { csvFormat, FLUSH_CHARS, queryItems, skipRetried, type ExportFlags } from './export.js';
+import { jsonArray, ndjson, type RecordFormat } from './formats.js';
+import { FileSink } from './output.js';
+import type { Terminal } from './terminal.js';
+
+/** The file name of partition `index` (1-based) in the output directory: `part-00001.ndjson`. */
+export function partFileName(index: number, format: string): string {
+  return `part-${String(index).padStart(5, '0')}.${format}`;
+}
+
+/** Names of part files, whatever their format (a former run's leftovers are found by it). */
+export const PART_FILE = /^part-\d{5}\.[a-z]+$/;
+
+/**
+ * Writes the records of one partition's query to `path`, complete or not at all: a temporary file
+ * beside it, renamed over it at the end (a former file of the partition is replaced whole). Resolves
+ * with the number of records; a failure or abort removes the temporary file and rethrows.
+ */
+export async function writePartFile(
+  od: ODataClient, entitySet: string, query: Query, path: string, flags: ExportFlags,
+  terminal: Terminal, signal: AbortSignal, onRecords: (added: number) => void,
+): Promise<number> {
+  const sink = await FileSink.open(path);
+  let records = 0;
+  let reported = 0;
+  let text = '';
+  try {
+    let format: RecordFormat | undefined;
+    const open = async (first: unknown): Promise<RecordFormat> => {
+      const chosen = flags.format === 'csv' ? await csvFormat(od, entitySet, flags, first, false, signal) : flags.format === 'json' ? jsonArray() : ndjson;
+      text += chosen.begin();
+      return chosen;
+    };
+    for await (const item of queryItems(query, flags, signal)) {
+      if (signal.aborted) break;
+      if (item.error !== undefined) {
+        skipRetried(item.error, terminal);
+        continue;
+      }
+      format ??= await open(item.value);
+      text += format.record(item.value);
+      records++;
+      if (text.length >= FLUSH_CHARS) {
+        await sink.write(text);
+        text = '';
+        onRecords(records - reported);
+        reported = records;
+      }
+    }
+    if (signal.aborted) throw signal.reason;
+    format ??= await open(undefined);
+    await sink.write(text + format.end());
+    await sink.commit();
+    onRecords(records - reported);
+    return records;
+  } catch (error) {
+    await sink.discard();
+    throw error;
+  }
+}
