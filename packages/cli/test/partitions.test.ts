@@ -1,5 +1,5 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sluiceCLI, startODataServer, type ODataTestServer, type SluiceCLI } from '@sluice/testkit';
@@ -90,9 +90,11 @@ describe('sluice export --partitions', () => {
     expect((await manifestOf(small)).partitions.map((p) => p.records)).toEqual([1, 1, 1]);
   });
 
-  it("replaces a former run's parts and manifest; parts it no longer writes are removed", async () => {
+  it("replaces a former run's parts and manifest; parts it no longer writes and a killed run's temporary files are removed", async () => {
     const out = fresh();
     expect((await cli.run(['export', srv.v4, 'Products', '--partitions', '6', '--out', out, '-q'])).code).toBe(0);
+    // pid 2^22 + 1 is above Linux's pid_max limit: no process has it.
+    await writeFile(join(out, `part-00003.ndjson.sluice-partial-${hostname()}-4194305`), '{"ID":1}\n');
     expect((await cli.run(['export', srv.v4, 'Products', '--partitions', '2', '--out', out, '-q'])).code).toBe(0);
     expect((await readdir(out)).sort()).toEqual(['_manifest.json', 'part-00001.ndjson', 'part-00002.ndjson']);
     expect((await manifestOf(out)).records).toBe(PRODUCTS);
