@@ -2,6 +2,7 @@ import type { ODataClient, Query } from '@sluice/odata';
 import { csvFormat, FLUSH_CHARS, queryItems, skipRetried, type ExportFlags } from './export.js';
 import { jsonArray, ndjson, type RecordFormat } from './formats.js';
 import { FileSink } from './output.js';
+import { openParquet } from './parquet-export.js';
 import type { Terminal } from './terminal.js';
 
 /** The file name of partition `index` (1-based) in the output directory: `part-00001.ndjson`. */
@@ -21,6 +22,7 @@ export async function writePartFile(
   od: ODataClient, entitySet: string, query: Query, path: string, flags: ExportFlags,
   terminal: Terminal, signal: AbortSignal, onRecords: (added: number) => void,
 ): Promise<number> {
+  if (flags.format === 'parquet') return writeParquetPart(od, entitySet, query, path, flags, terminal, signal, onRecords);
   const sink = await FileSink.open(path);
   let records = 0;
   let reported = 0;
@@ -53,6 +55,33 @@ export async function writePartFile(
     await sink.write(text + format.end());
     await sink.commit();
     onRecords(records - reported);
+    return records;
+  } catch (error) {
+    await sink.discard();
+    throw error;
+  }
+}
+
+/** {@link writePartFile} for Parquet: records go to the row groups of @sluice/sink, the footer at the end. */
+async function writeParquetPart(
+  od: ODataClient, entitySet: string, query: Query, path: string, flags: ExportFlags,
+  terminal: Terminal, signal: AbortSignal, onRecords: (added: number) => void,
+): Promise<number> {
+  const sink = await openParquet(od, entitySet, { ...flags, out: path }, signal);
+  let records = 0;
+  try {
+    for await (const item of queryItems(query, flags, signal)) {
+      if (signal.aborted) break;
+      if (item.error !== undefined) {
+        skipRetried(item.error, terminal);
+        continue;
+      }
+      await sink.add(item.value);
+      if (++records % 10_000 === 0) onRecords(10_000);
+    }
+    if (signal.aborted) throw signal.reason;
+    await sink.commit();
+    onRecords(records % 10_000);
     return records;
   } catch (error) {
     await sink.discard();

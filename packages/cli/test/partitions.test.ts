@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sluiceCLI, startODataServer, type ODataTestServer, type SluiceCLI } from '@sluice/testkit';
 import { expectedProduct, parseCSV } from './helpers.js';
@@ -72,6 +73,22 @@ describe('sluice export --partitions', () => {
     expect(j.code).toBe(0);
     const all = await Promise.all((await manifestOf(jsonOut)).partitions.map(async (p) => JSON.parse(await readFile(join(jsonOut, p.file), 'utf8')) as { ID: number }[]));
     expect(all.flat().map((r) => r.ID).sort((a, b) => a - b)).toEqual(range(1, PRODUCTS));
+  });
+
+  it('writes Parquet parts, each a whole file with its footer', async () => {
+    const out = fresh();
+    const r = await cli.run(['export', srv.v4, 'Products', '--partitions', '3', '--partition-by', 'Guid', '-f', 'parquet', '--out', out, '-q']);
+    expect(r.code).toBe(0);
+    const manifest = await manifestOf(out);
+    expect(manifest.partitions.map((p) => p.file)).toEqual(['part-00001.parquet', 'part-00002.parquet', 'part-00003.parquet']);
+    const ids: number[] = [];
+    for (const p of manifest.partitions) {
+      const bytes = await readFile(join(out, p.file));
+      const rows = await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), columns: ['ID'] });
+      expect(rows).toHaveLength(p.records);
+      ids.push(...rows.map((row) => Number(row['ID'])));
+    }
+    expect(ids.sort((a, b) => a - b)).toEqual(range(1, PRODUCTS));
   });
 
   it('writes one empty part when the filter leaves nothing, and fewer partitions than asked for small sets (said)', async () => {
