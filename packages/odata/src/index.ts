@@ -41,11 +41,11 @@ export type {
 } from './metadata/model.js';
 export type { ServiceSpec, EntityTypeSpec, NavSpec, OperationSpec, EmptyMap } from './typed/spec.js';
 export type { TypedODataClient } from './typed/client.js';
-export type { TypedQuery, TypedEntity, TypedExpandOptions, TypedActionCall, TypedFunctionCall } from './typed/query.js';
+export type { TypedQuery, TypedEntity, TypedExpandOptions, TypedActionCall, TypedFunctionCall, TypedRow, Expanded } from './typed/query.js';
 export type { TypedFilterBuilder } from './typed/filter.js';
 export type {
   PropName, PropOfEdm, NumericEdm, DateEdm, TimeEdm, FilterValue, NavName, NavOneName, NavManyName, NavTarget, SpecOf, NavValue, Selected, OrderItem, KeyArg,
-  CreateInput, UpdateInput, Operation, ParamsArg,
+  CreateInput, UpdateInput, Operation, ParamsArg, ExtraFilterValue, KeyObject, SingleKey,
 } from './typed/names.js';
 export { BatchFormatError } from './batch/errors.js';
 export { Batch, Changeset, BatchOperation, BatchRef, type BatchSendOptions, type BatchTarget } from './batch/batch.js';

@@ -19,13 +19,13 @@ export type DateEdm = 'Edm.Date' | 'Edm.DateTimeOffset' | 'Edm.DateTime';
 export type TimeEdm = 'Edm.TimeOfDay' | 'Edm.DateTimeOffset' | 'Edm.DateTime' | 'Edm.Time';
 
 /** Values a property of EDM type `Edm` also takes in a filter besides its read type: a `Date` for dates, numbers for Int64/Decimal. */
-type ExtraValue<Edm> = Edm extends DateEdm ? Date : Edm extends 'Edm.Int64' | 'Edm.Decimal' ? number | bigint : never;
+export type ExtraFilterValue<Edm> = Edm extends DateEdm ? Date : Edm extends 'Edm.Int64' | 'Edm.Decimal' ? number | bigint : never;
 
 /** What a filter compares property `K` with: its read type (with `null` where nullable), a typed literal, a `Date` for dates. */
 export type FilterValue<E extends EntityTypeSpec, K extends PropName<E>> =
   | E['props'][K & keyof E['props']]
   | TypedValue
-  | ExtraValue<K extends keyof E['edm'] ? E['edm'][K] : never>;
+  | ExtraFilterValue<K extends keyof E['edm'] ? E['edm'][K] : never>;
 
 /** Navigation property names of an entity type. */
 export type NavName<E extends EntityTypeSpec> = keyof E['nav'] & string;
@@ -53,8 +53,10 @@ export type OrderItem<E extends EntityTypeSpec> = PropName<E> | `${PropName<E>} 
 
 /** A key value as `key()` takes it: `{ name: value }` (any key), or the bare value for a single-property key. */
 export type KeyArg<E extends EntityTypeSpec> = KeyObject<E['key']> | SingleKey<E['key']>;
-type KeyObject<K> = { readonly [P in keyof K]: K[P] | TypedValue };
-type SingleKey<K> = { [P in keyof K]-?: [Exclude<keyof K, P>] extends [never] ? K[P] | TypedValue : never }[keyof K];
+/** A key as an object of its properties. */
+export type KeyObject<K> = { readonly [P in keyof K]: K[P] | TypedValue };
+/** The value of a single-property key (`never` for a composite key). */
+export type SingleKey<K> = { [P in keyof K]-?: [Exclude<keyof K, P>] extends [never] ? K[P] | TypedValue : never }[keyof K];
 
 /** What `create()` takes: the properties that are not computed (all optional: the service applies defaults), and deep inserts. */
 export type CreateInput<E extends EntityTypeSpec> =

@@ -39,10 +39,10 @@ export interface TypedExpandOptions<T extends EntityTypeSpec, K extends string =
 }
 
 /** The rows a typed query reads: the selected properties and the expanded navigation properties. */
-type Row<E extends EntityTypeSpec, Sel extends string, X> = Selected<E, Sel> & X;
+export type TypedRow<E extends EntityTypeSpec, Sel extends string, X> = Selected<E, Sel> & X;
 
 /** What `expand(N, { select })` adds to the row type. */
-type Expanded<E extends EntityTypeSpec, N extends NavName<E>, K extends string> = { [P in N]: NavValue<E, N, Selected<NavTarget<E, N>, K>> };
+export type Expanded<E extends EntityTypeSpec, N extends NavName<E>, K extends string> = { [P in N]: NavValue<E, N, Selected<NavTarget<E, N>, K>> };
 
 /**
  * A collection query of a typed client (the same object as {@link Query} at run time): an entity set
@@ -77,11 +77,11 @@ export interface TypedQuery<E extends EntityTypeSpec, Sel extends string = never
   /** Addresses one entity by key: the key's value, or an object of the key properties (composite keys). */
   key(value: KeyArg<E>): TypedEntity<E, Sel, X>;
   /** Reads every record of every page into an array. */
-  list(options?: StreamOptions): Promise<Row<E, Sel, X>[]>;
+  list(options?: StreamOptions): Promise<TypedRow<E, Sel, X>[]>;
   /** Streams the records as `{ value }` items (with `{ error }` items for records or pages that failed). */
-  stream(options?: StreamOptions): AsyncIterable<StreamItem<Row<E, Sel, X>>>;
+  stream(options?: StreamOptions): AsyncIterable<StreamItem<TypedRow<E, Sel, X>>>;
   /** Iterates page by page. */
-  pages(options?: Omit<StreamOptions, 'prefetch'>): AsyncIterable<Page<Row<E, Sel, X>>>;
+  pages(options?: Omit<StreamOptions, 'prefetch'>): AsyncIterable<Page<TypedRow<E, Sel, X>>>;
   /** GET `/$count`: the number of matching records. */
   countOnly(options?: ReadOptions): Promise<number>;
   /** POSTs a new entity: computed properties (`Core.Computed`, `sap:creatable="false"`) are refused at compile time. */
@@ -112,9 +112,9 @@ export interface TypedEntity<E extends EntityTypeSpec, Sel extends string = neve
   /** Follows a to-many navigation property: a collection query. */
   navMany<N extends NavManyName<E>>(property: N): TypedQuery<NavTarget<E, N>>;
   /** Reads the entity. */
-  get(options?: ReadOptions): Promise<Row<E, Sel, X>>;
+  get(options?: ReadOptions): Promise<TypedRow<E, Sel, X>>;
   /** GET with `If-None-Match`. */
-  readIfChanged(etag: ETagSource, options?: ReadOptions): Promise<ConditionalRead<Row<E, Sel, X>>>;
+  readIfChanged(etag: ETagSource, options?: ReadOptions): Promise<ConditionalRead<TypedRow<E, Sel, X>>>;
   /** Changes some properties: immutable ones (keys, `Core.Immutable`, `sap:updatable="false"`) are refused at compile time. */
   update(changes: UpdateInput<E>, options?: UpdateOptions): Promise<WriteResult<E['props']>>;
   /** Replaces the whole entity (PUT). */
