@@ -1,4 +1,4 @@
-import { createODataClient, type ServiceMetadata } from '@sluice/odata';
+import { createODataClient, type EntityTypeInfo, type ServiceMetadata } from '@sluice/odata';
 import { explainNotFound } from './entity-set-check.js';
 import { buildQuery, parseKey, type QueryFlags } from './query-flags.js';
 import { checkServiceURL, openService, type ConnectionFlags } from './session.js';
@@ -36,24 +36,41 @@ export function printURL(serviceURL: string, entitySet: string, flags: Pick<Conn
   terminal.stdout.write(`${buildQuery(od, entitySet, flags).toURL()}\n`);
 }
 
-/** The metadata as plain JSON (`--json`). */
+/**
+ * The metadata as plain JSON (`--json`): each entity set names its type, and each type used by a set is
+ * listed once with its properties and navigation (sets sharing a type do not repeat it, so the output
+ * grows with the document, not with sets times types).
+ */
 function metadataJSON(md: ServiceMetadata): unknown {
+  const types = new Map<string, EntityTypeInfo>();
+  for (const set of md.entitySets.values()) if (set.entityType) types.set(set.entityType.qualifiedName, set.entityType);
   return {
     version: md.version,
-    entitySets: [...md.entitySets.values()].map((set) => ({
-      name: set.name,
-      entityType: set.entityType?.qualifiedName,
-      key: set.entityType?.key ?? [],
-      properties: [...(set.entityType?.properties.values() ?? [])].map((p) => ({ name: p.name, type: p.type, nullable: p.nullable })),
-      navigation: [...(set.entityType?.navigation.values() ?? [])].map((n) => ({ name: n.name, type: n.type, collection: n.collection })),
+    entitySets: [...md.entitySets.values()].map((set) => ({ name: set.name, entityType: set.entityType?.qualifiedName, key: set.entityType?.key ?? [] })),
+    entityTypes: [...types.values()].map((type) => ({
+      name: type.qualifiedName,
+      key: type.key,
+      properties: [...type.properties.values()].map((p) => ({ name: p.name, type: p.type, nullable: p.nullable })),
+      navigation: [...type.navigation.values()].map((n) => ({ name: n.name, type: n.type, collection: n.collection })),
     })),
   };
 }
 
 /** Lines of a table with columns padded to their widest cell. */
 function table(rows: string[][]): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const widths = rows[0]!.map((_, i) => rows.reduce((w, r) => Math.max(w, r[i]!.length), 0));
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
+/** Navigation properties a table row lists; the rest are counted (`--json` lists all, once per type). */
+const NAVIGATION_SHOWN = 6;
+
+/** The navigation cell of a type: `Items -> OrderItem[], Customer -> Customer`, at most {@link NAVIGATION_SHOWN} of them. */
+function navigationCell(type: EntityTypeInfo | undefined): string {
+  const all = [...(type?.navigation.values() ?? [])];
+  const shown = all.slice(0, NAVIGATION_SHOWN).map((n) => `${n.name} -> ${n.type?.split('.').pop() ?? '?'}${n.collection ? '[]' : ''}`);
+  if (all.length > NAVIGATION_SHOWN) shown.push(`... (${all.length - NAVIGATION_SHOWN} more, see --json)`);
+  return shown.join(', ');
 }
 
 /** The metadata as a table: one row per entity set with its type, key, property count and navigation. */
@@ -61,8 +78,7 @@ function metadataTable(md: ServiceMetadata): string {
   const rows = [['ENTITY SET', 'TYPE', 'KEY', 'PROPERTIES', 'NAVIGATION']];
   for (const set of md.entitySets.values()) {
     const type = set.entityType;
-    const nav = [...(type?.navigation.values() ?? [])].map((n) => `${n.name} -> ${n.type?.split('.').pop() ?? '?'}${n.collection ? '[]' : ''}`);
-    rows.push([set.name, type?.qualifiedName ?? '?', type?.key.join(',') ?? '', String(type?.properties.size ?? 0), nav.join(', ')]);
+    rows.push([set.name, type?.qualifiedName ?? '?', type?.key.join(',') ?? '', String(type?.properties.size ?? 0), navigationCell(type)]);
   }
   return [`OData ${md.version ?? '(version not declared)'}, ${md.entitySets.size} entity sets`, '', ...table(rows)].join('\n');
 }

@@ -1,6 +1,7 @@
 import { ConfigError, HttpError, NetworkError, SluiceError, TimeoutError } from '@sluice/core';
-import { MetadataParseError, PageError } from '@sluice/odata';
+import { MetadataParseError, PageError, ResponseSizeError } from '@sluice/odata';
 import { attemptsTo } from './attempts.js';
+import { describeSizeLimit } from './limits.js';
 
 /** Exit codes of `sluice` (documented in the README). */
 export const EXIT = {
@@ -79,6 +80,11 @@ function hintFor(error: unknown): string | undefined {
 
 /** The one line printed for a failure (messages of sluice errors never carry secrets). */
 export function describeError(error: unknown): string {
+  const size = error instanceof ResponseSizeError ? error : error instanceof PageError && error.cause instanceof ResponseSizeError ? error.cause : undefined;
+  if (size !== undefined) {
+    const { message, hint } = describeSizeLimit(size);
+    return `sluice: ${message}${error instanceof PageError ? ` (GET ${error.url})` : ''}${hint ? ` (${hint})` : ''}`;
+  }
   let message = error instanceof Error ? error.message : String(error);
   // A page that failed for good: what failed says it all. The count is of HTTP attempts (core's retries
   // within each page attempt), shown only when there were several.

@@ -6,6 +6,7 @@ import { exportEntitySet, type ExportFlags } from './export.js';
 import { checkPartitionFlags, partitionOptions, type PartitionFlags } from './partition-flags.js';
 import { exportPartitioned } from './partitioned-export.js';
 import { FORMATS } from './formats.js';
+import { size } from './limits.js';
 import { removePendingFiles } from './output.js';
 import { PROGRESS_MODES } from './progress.js';
 import type { QueryFlags } from './query-flags.js';
@@ -53,6 +54,7 @@ function connectionOptions(command: Command): Command {
     .option('--cert <file>', 'client certificate (PEM) for mutual TLS, with --key')
     .option('--key <file>', `private key (PEM) of --cert; the passphrase of an encrypted key comes from ${PASSPHRASE_ENV}`)
     .option('--pfx <file>', `client certificate and key as one PKCS#12 file (.p12, .pfx); its passphrase comes from ${PASSPHRASE_ENV}`)
+    .option('--max-metadata-size <size>', 'largest $metadata document to read (default 64MiB): 512k, 64MiB, 100MB', size)
     .option('-v, --verbose', 'explain what happens on stderr (never secrets)');
 }
 
@@ -95,6 +97,7 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
     .option('-o, --out <file>', 'write to this file (complete or not at all) instead of stdout')
     .option('--csv-raw', "CSV: keep text starting with =, +, -, @, tab or CR as is (default: prefix it with ' so spreadsheets do not run it)")
     .option('--page-size <n>', 'records per page to ask for (Prefer: odata.maxpagesize)', integer(1))
+    .option('--max-record-size <size>', 'largest record to accept (default 64MiB): 512k, 64MiB, 1GiB', size)
     .option('--delta-state <file>', 'change tracking (OData v4 delta links, v2 SAP Gateway __delta): all records the first time, then only the changes since the last run; the delta link is kept in <file>; CSV gets _removed and _id columns')
     .option('--delta-reset', 'with --delta-state: forget the kept delta link and read everything again')
     .addOption(new Option('--progress <when>', 'progress bar on stderr').choices(PROGRESS_MODES).default('auto'))

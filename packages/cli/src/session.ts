@@ -5,6 +5,7 @@ import { authHttpOptions, resolveAuth, type AuthFlags, type AuthPlan } from './a
 import { UsageError } from './errors.js';
 import { countAttempt } from './attempts.js';
 import { noteActivity } from './exit-guard.js';
+import { DEFAULT_MAX_METADATA_BYTES, DEFAULT_MAX_RECORD_BYTES } from './limits.js';
 import type { Terminal } from './terminal.js';
 import { checkTLSFlags, explainTransportError, transportOptions, type TransportFlags } from './transport-flags.js';
 
@@ -15,6 +16,10 @@ export interface ConnectionFlags extends AuthFlags, TransportFlags {
   timeout?: number;
   retries?: number;
   verbose?: boolean;
+  /** `--max-metadata-size`, in bytes. */
+  maxMetadataSize?: number;
+  /** `--max-record-size` of `export`, in bytes. */
+  maxRecordSize?: number;
 }
 
 /** `Name: value` headers of `--header`, names lower-cased. */
@@ -121,6 +126,8 @@ function openClient(
     serviceURL,
     version: VERSIONS[flags.odataVersion ?? defaultVersion],
     ...(retries === undefined ? {} : { pageRetries: retries }),
+    maxRecordBytes: flags.maxRecordSize ?? DEFAULT_MAX_RECORD_BYTES,
+    maxMetadataBytes: flags.maxMetadataSize ?? DEFAULT_MAX_METADATA_BYTES,
     http: {
       headers: { ...headers, ...auth.headers },
       plugins: flags.verbose ? [...auth.plugins, requestLog(terminal)] : auth.plugins,

@@ -46,10 +46,12 @@ describe('sluice count, get and metadata', () => {
   it('metadata --json prints the same as JSON', async () => {
     const r = await cli.run(['metadata', srv.v2, '--json']);
     expect(r.code).toBe(0);
-    const md = JSON.parse(r.stdout) as { version: string; entitySets: { name: string; key: string[]; properties: { name: string }[] }[] };
+    const md = JSON.parse(r.stdout) as { version: string; entitySets: { name: string; entityType: string; key: string[] }[]; entityTypes: { name: string; properties: { name: string }[] }[] };
     expect(md.version).toBe('2.0');
     const products = md.entitySets.find((s) => s.name === 'Products')!;
     expect(products.key).toEqual(['ID']);
-    expect(products.properties.map((p) => p.name)).toContain('ReleaseDate');
+    // Each type once, named by the sets that use it.
+    expect(md.entityTypes.filter((t) => t.name === products.entityType)).toHaveLength(1);
+    expect(md.entityTypes.find((t) => t.name === products.entityType)!.properties.map((p) => p.name)).toContain('ReleaseDate');
   });
 });

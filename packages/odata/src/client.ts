@@ -2,7 +2,7 @@ import { checkOptionKeys, ConfigError, createClient, csrf, DEFAULT_RETRY, type C
 import { ODataFormatError, ODataVersionError } from './errors.js';
 import { LinkPolicy } from './links/policy.js';
 import type { EntityTypeInfo, ServiceMetadata } from './metadata/model.js';
-import { readMetadataResponse } from './metadata/read.js';
+import { DEFAULT_MAX_METADATA_BYTES, readMetadataResponse } from './metadata/read.js';
 import { fromServiceModel, type ServiceModel } from './metadata/service-model.js';
 import type { ODataProtocol, ODataVersion } from './protocol/types.js';
 import { encodeOptionValue, type ReadOptions } from './query/base.js';
@@ -81,6 +81,11 @@ export interface ODataClientOptions {
   /** Largest page body accepted, in bytes (default: no limit). */
   maxPageBytes?: number;
   /**
+   * Largest `$metadata` document accepted, in bytes (default 64 MiB); a larger one fails `metadata()` with
+   * ResponseSizeError (`limit` `'maxMetadataBytes'`) instead of filling memory.
+   */
+  maxMetadataBytes?: number | undefined;
+  /**
    * CSRF tokens for writes (SAP gateways), through core's `csrf()` plugin on the client this OData client
    * creates: `'auto'` (default) fetches a token once the service answers a write with `403` and
    * `X-CSRF-Token: Required`, `true` fetches before the first write, `false` never. With `client` given,
@@ -93,7 +98,7 @@ export interface ODataClientOptions {
 
 const OPTION_KEYS = [
   'serviceURL', 'client', 'http', 'version', 'loadMetadata', 'metadata', 'largeNumbers', 'dates', 'allowedOrigins', 'rebaseLinks',
-  'pageRetries', 'maxPages', 'maxRecordBytes', 'maxPageBytes', 'csrf', 'tunnel',
+  'pageRetries', 'maxPages', 'maxRecordBytes', 'maxPageBytes', 'maxMetadataBytes', 'csrf', 'tunnel',
 ] as const;
 
 /**
@@ -121,6 +126,7 @@ export class ODataClient {
   private readonly dates: 'string' | 'Date';
   private readonly tunnel: boolean;
   private readonly defaults: { pageRetries: number; maxPages: number | undefined; maxRecordBytes: number | undefined; maxPageBytes: number | undefined };
+  private readonly maxMetadataBytes: number;
 
   /** Prefer {@link createODataClient}. */
   constructor(options: ODataClientOptions) {
@@ -177,6 +183,7 @@ export class ODataClient {
       maxRecordBytes: checkCount(options.maxRecordBytes, 'maxRecordBytes', 1),
       maxPageBytes: checkCount(options.maxPageBytes, 'maxPageBytes', 1),
     };
+    this.maxMetadataBytes = checkCount(options.maxMetadataBytes, 'maxMetadataBytes', 1) ?? DEFAULT_MAX_METADATA_BYTES;
   }
 
   /** Starts a query on an entity set; T is the record type. */
@@ -293,7 +300,7 @@ export class ODataClient {
     const query = this.serviceParams.map(([n, v]) => `${encodeOptionValue(n)}=${encodeOptionValue(v)}`).join('&');
     const response = await send(ctx, `${this.serviceURL}$metadata${query ? `?${query}` : ''}`, options.signal, 'application/xml');
     const declared = declaredBy(response)?.protocol;
-    const md = await readMetadataResponse(response);
+    const md = await readMetadataResponse(response, this.maxMetadataBytes);
     this.protocol ??= protocolFor(md.version) ?? declared;
     return md;
   }

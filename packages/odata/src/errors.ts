@@ -110,11 +110,11 @@ export class PagingError extends SluiceError {
 /** A record or a page was larger than `maxRecordBytes` / `maxPageBytes` allow; reading stopped there. */
 export class ResponseSizeError extends SluiceError {
   /** Which limit was passed. */
-  readonly limit: 'maxRecordBytes' | 'maxPageBytes';
+  readonly limit: 'maxRecordBytes' | 'maxPageBytes' | 'maxMetadataBytes';
   /** The limit in bytes. */
   readonly maxBytes: number;
   constructor(limit: ResponseSizeError['limit'], maxBytes: number) {
-    super(`${limit === 'maxRecordBytes' ? 'A record' : 'A page'} is larger than ${limit} (${maxBytes} bytes)`);
+    super(`${limit === 'maxRecordBytes' ? 'A record' : limit === 'maxPageBytes' ? 'A page' : 'The $metadata document'} is larger than ${limit} (${maxBytes} bytes)`);
     this.limit = limit;
     this.maxBytes = maxBytes;
   }
