@@ -22,7 +22,9 @@ export async function getEntity(serviceURL: string, entitySet: string, key: stri
     // With $metadata loaded the key's type comes from it; without, a bare integer is a number.
     const md = await od.metadata({ signal }).catch(() => undefined);
     const query = buildQuery(od, entitySet, { ...(flags.select === undefined ? {} : { select: flags.select }), ...(flags.expand === undefined ? {} : { expand: flags.expand }) });
-    const entity = await query.key(parseKey(key, md?.entitySets.has(entitySet) === true)).get({ signal });
+    // Typed literals (datetime'…', guid'…', 123L) are read for the service's version; binary'…' differs between them.
+    const version = od.version ?? (/binary'/i.test(key) ? (await od.ready(signal)).version : undefined);
+    const entity = await query.key(parseKey(key, { typed: md?.entitySets.has(entitySet) === true, literals: { version } })).get({ signal });
     terminal.stdout.write(`${JSON.stringify(entity, null, 2)}\n`);
   } finally {
     await od.close();

@@ -1,7 +1,7 @@
 // `sluice export --delta-state`: the records of a DeltaSync read (OData v4 delta links, v2 SAP Gateway
 // `__delta`), as NDJSON/JSON or CSV with removal columns, and a state file that advances only once the
 // output is complete.
-import { DeltaExpiredError, DeltaSync, FileDeltaStore, type DeltaChange, type DeltaStore, type ODataClient, type Query, type StreamItem } from '@sluice/odata';
+import { DeltaExpiredError, DeltaSync, FileDeltaStore, type DeltaChange, type DeltaStore, type ODataClient, type Query, type StreamItem, type TypedValue } from '@sluice/odata';
 import { DeltaLinkRefused, UsageError } from './errors.js';
 import { csvLine, valueAt, type RecordFormat } from './formats.js';
 import { parseKey } from './query-flags.js';
@@ -65,8 +65,9 @@ function removalOf(record: unknown): RemovalRecord | undefined {
 }
 
 /** A v2 typed literal (`guid'…'`, `datetime'…'`, `42L`, `1.5M`) as the plain text the entity rows hold. */
-function plainLiteral(value: string | number): string | number {
+function plainLiteral(value: string | number | TypedValue): string | number {
   if (typeof value === 'number') return value;
+  if (typeof value !== 'string') return String(value.value);
   const quoted = /^(?:guid|datetime|datetimeoffset|time|binary|X)'(.*)'$/s.exec(value);
   if (quoted) return quoted[1]!;
   return /^-?\d+(?:\.\d+)?[LMDF]$/i.test(value) ? value.slice(0, -1) : value;
@@ -89,7 +90,7 @@ export function keyOfId(id: string, keyNames: readonly string[]): Record<string,
   if (predicate === undefined) return {};
   let key: ReturnType<typeof parseKey>;
   try {
-    key = parseKey(predicate, true);
+    key = parseKey(predicate, { typed: true });
   } catch {
     return {};
   }
