@@ -3,6 +3,7 @@ import { HttpError, redactURL } from '@sluice/core';
 import { ODataError } from '../errors.js';
 import type { EntityTypeInfo } from '../metadata/model.js';
 import type { DecodeContext, ODataProtocol } from '../protocol/types.js';
+import { withoutControl } from '../read/control.js';
 import { parseErrorBody } from '../read/error-body.js';
 import { recordDecoder } from '../v4/values.js';
 import { withETag } from '../write/etag.js';
@@ -61,7 +62,7 @@ function collectionOf(json: unknown, protocol: ODataProtocol, ctx: DecodeContext
     for (const key of path) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
     if (Array.isArray(node)) {
       const decodeRecord = recordDecoder(protocol, ctx.dates);
-      return decodeRecord ? node.map((raw) => decodeRecord(raw, ctx)) : node;
+      return withoutControl(decodeRecord ? node.map((raw) => decodeRecord(raw, ctx)) : node);
     }
   }
   return undefined;

@@ -217,7 +217,8 @@ function protocolOf(version: '2.0' | '4.0'): ODataProtocol {
   return version === '2.0' ? v2 : v4;
 }
 
-function keyPredicate(protocol: ODataProtocol, key: KeyValue, type: EntityTypeInfo | undefined): string {
+/** The key predicate `('A')` / `(A=1,B='x')` of a key, its literals typed by `type` when known. @internal */
+export function keyPredicate(protocol: ODataProtocol, key: KeyValue, type: EntityTypeInfo | undefined): string {
   const typeOf = (name: string | undefined): string | undefined => {
     const prop = name ?? (type?.key.length === 1 ? type.key[0] : undefined);
     return prop === undefined ? undefined : type?.properties.get(prop)?.type;

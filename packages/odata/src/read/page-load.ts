@@ -4,6 +4,7 @@ import { expectJson, send, type ReadContext } from './context.js';
 import { ItemScanner, type ScanBatch } from './scanner.js';
 import type { StreamItem } from './stream-item.js';
 import { utf8Text } from './utf8.js';
+import { withoutControl } from './control.js';
 import { quoteExactNumbers } from './exact-numbers.js';
 import { largeProperties } from './precision.js';
 
@@ -104,7 +105,7 @@ export class PageLoad {
       if (run.values !== undefined && this.ctx.protocol.decodeRecord === undefined) {
         // Parsed already and nothing to decode: hand out the values as they are.
         if (run.index === 0) this.ctx.precision?.checkRecord(run.values[0], this.ctx.decode.entityType);
-        this.ready = run.values;
+        this.ready = withoutControl(run.values);
         this.readyItems = false;
       } else {
         this.ready = this.parse(run);
@@ -260,6 +261,7 @@ export class PageLoad {
         value = values !== undefined ? values[i - from] : this.parseOne(buf.toString('utf8', starts[i]!, ends[i]!));
         if (run.index === 0 && i === from && this.exact === undefined) this.ctx.precision?.checkRecord(value, this.ctx.decode.entityType);
         if (decodeRecord !== undefined) value = decodeRecord(value, decode);
+        value = withoutControl(value);
       } catch (cause) {
         const excerpt = run.values !== undefined ? safeJson(run.values[i]) : buf.toString('utf8', starts[i]!, Math.min(ends[i]!, starts[i]! + 200));
         items[i - from] = { error: new RecordDecodeError(run.index + i - from, excerpt, cause) };

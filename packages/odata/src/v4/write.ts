@@ -1,6 +1,7 @@
 import { encodePathSegment } from '@sluice/core';
 import { commonJson, type WriteProtocol } from '../protocol/write.js';
 import type { Literal } from '../query/literal.js';
+import { withoutControl } from '../read/control.js';
 
 const SPECIAL = new Set(['NaN', 'INF', '-INF']);
 
@@ -58,7 +59,6 @@ export const v4Write: WriteProtocol = {
     const keys = Object.keys(o).filter((k) => !k.startsWith('@'));
     // A primitive or collection result comes as {"@odata.context":…,"value":…}.
     if (keys.length === 1 && keys[0] === 'value') return o['value'];
-    const { '@odata.context': _context, ...rest } = o;
-    return rest;
+    return withoutControl(o);
   },
 };

@@ -1,0 +1,90 @@
+// Which control information an entity keeps, the same for every way an entity arrives: reads (one entity,
+// collections), writes, actions and batch. Kept: @odata.etag and @odata.type on entities, @odata.count
+// and @odata.nextLink on expanded collections, instance annotations of vocabularies. Dropped: the rest.
+import { startServer, type TestServer } from '@sluice/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createODataClient, type ODataClient } from '../src/index.js';
+
+const servers: TestServer[] = [];
+const clients: ODataClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+const ENTITY = {
+  '@odata.context': '$metadata#Orders/$entity',
+  '@odata.metadataEtag': 'W/"m1"',
+  '@odata.etag': 'W/"3"',
+  '@odata.id': 'Orders(1)',
+  '@odata.editLink': 'Orders(1)',
+  '@odata.type': '#S.SpecialOrder',
+  '@Core.Messages': [{ code: 'W1', message: 'late' }],
+  ID: 1,
+  Note: 'mail me at a@b.c',
+  'Customer@odata.navigationLink': 'Orders(1)/Customer',
+  'Customer@odata.associationLink': 'Orders(1)/Customer/$ref',
+  'Price@odata.type': '#Decimal',
+  'Price@Measures.ISOCurrency': 'EUR',
+  Price: 9.5,
+  'Lines@odata.count': 3,
+  'Lines@odata.nextLink': 'Orders(1)/Lines?$skip=1',
+  Lines: [{ '@odata.id': 'Lines(7)', '@odata.etag': 'W/"1"', '@odata.editLink': 'Lines(7)', ID: 7 }],
+  Address: { '@odata.type': '#S.Address', City: 'Berlin' },
+};
+
+const KEPT = {
+  '@odata.etag': 'W/"3"',
+  '@odata.type': '#S.SpecialOrder',
+  '@Core.Messages': [{ code: 'W1', message: 'late' }],
+  ID: 1,
+  Note: 'mail me at a@b.c',
+  'Price@Measures.ISOCurrency': 'EUR',
+  Price: 9.5,
+  'Lines@odata.count': 3,
+  'Lines@odata.nextLink': 'Orders(1)/Lines?$skip=1',
+  Lines: [{ '@odata.etag': 'W/"1"', ID: 7 }],
+  Address: { '@odata.type': '#S.Address', City: 'Berlin' },
+};
+
+// OData JSON 4.01: control information may come without the odata. prefix.
+const SHORT = { '@context': '#Orders/$entity', '@metadataEtag': 'W/"m1"', '@etag': 'W/"3"', '@id': 'Orders(1)', ID: 1, 'Lines@count': 0, Lines: [] };
+const SHORT_KEPT = { '@odata.etag': 'W/"3"', ID: 1, 'Lines@odata.count': 0, Lines: [] };
+
+async function start(entity: Record<string, unknown>): Promise<ODataClient> {
+  const { '@odata.context': _c, '@odata.metadataEtag': _m, ...record } = entity;
+  const server = await startServer((req, res) => {
+    const url = req.url ?? '';
+    if (url === '/svc/$batch') {
+      res.writeHead(200, { 'content-type': 'multipart/mixed; boundary=b' });
+      res.end(['--b', 'Content-Type: application/http', '', 'HTTP/1.1 200 OK', 'Content-Type: application/json', '', JSON.stringify(entity), '--b',
+        'Content-Type: application/http', '', 'HTTP/1.1 200 OK', 'Content-Type: application/json', '', JSON.stringify({ '@odata.context': '$metadata#Orders', value: [record] }), '--b--', ''].join('\r\n'));
+      return;
+    }
+    res.writeHead(req.method === 'POST' && url === '/svc/Orders' ? 201 : 200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(url.startsWith('/svc/Orders?') || url === '/svc/Orders' && req.method === 'GET' ? { '@odata.context': '$metadata#Orders', value: [record, record] } : entity));
+  });
+  servers.push(server);
+  const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', http: { retry: false } });
+  clients.push(od);
+  return od;
+}
+
+describe('control information an entity keeps', () => {
+  for (const [name, entity, kept] of [['odata.-prefixed', ENTITY, KEPT], ['4.01 short names', SHORT, SHORT_KEPT]] as const) {
+    it(`${name}: get(), list(), create(), update(), an action and batch parts agree`, async () => {
+      const od = await start(entity);
+      expect(await od.from('Orders').key(1).get()).toEqual(kept);
+      expect(await od.from('Orders').list()).toEqual([kept, kept]);
+      expect((await od.from('Orders').create({ ID: 1 })).value).toEqual(kept);
+      expect((await od.from('Orders').key(1).update({ ID: 1 }, { prefer: 'representation' })).value).toEqual(kept);
+      expect((await od.action('Copy').execute()).value).toEqual(kept);
+      const batch = od.batch();
+      const one = batch.get(od.from('Orders').key(1));
+      const all = batch.get(od.from('Orders'));
+      await batch.send();
+      expect(one.result.value).toEqual(kept);
+      expect(all.result.value).toEqual([kept]);
+    });
+  }
+});
