@@ -104,6 +104,21 @@ export function resolveAuth(flags: AuthFlags, env: Env, clientCertificate = fals
   return { kind: 'client-credentials', config: { ...base, grantType: 'client_credentials' } };
 }
 
+/**
+ * The secret values of an auth plan (bearer token, password and `user:password`, client secret). The
+ * client scrubs them, in every form a server may echo them in, from every error and event, so a service
+ * answering `the credential <t> is not valid` never gets <t> printed.
+ */
+export function authSecrets(plan: AuthPlan): string[] {
+  switch (plan.kind) {
+    case 'bearer': return [plan.token];
+    case 'basic': return [plan.password, `${plan.user}:${plan.password}`];
+    case 'client-credentials':
+    case 'authorization-code': return plan.config.clientSecret === undefined ? [] : [plan.config.clientSecret];
+    case 'none': return [];
+  }
+}
+
 /** Headers and plugins that authenticate requests; the authorization-code plan signs in first. */
 export async function authHttpOptions(plan: AuthPlan, terminal: Terminal, signal: AbortSignal): Promise<{ headers: Record<string, string>; plugins: Plugin[] }> {
   switch (plan.kind) {

@@ -1,7 +1,7 @@
 import { describeRequest, type Plugin, type RateLimiter, type RateLimitOptions, type SluiceEvent } from '@sluice/core';
 import type { TokenCache } from '@sluice/oauth';
 import { createODataClient, type ODataClient } from '@sluice/odata';
-import { authHttpOptions, resolveAuth, type AuthFlags, type AuthPlan } from './auth.js';
+import { authHttpOptions, authSecrets, resolveAuth, type AuthFlags, type AuthPlan } from './auth.js';
 import { UsageError } from './errors.js';
 import { countAttempt } from './attempts.js';
 import { noteActivity } from './exit-guard.js';
@@ -99,7 +99,9 @@ export async function openService(
   if (plan.kind === 'authorization-code') await checkTLSFlags(transport);
   const auth = await authHttpOptions(plan, terminal, signal);
   try {
-    return openClient(serviceURL, flags, defaultVersion, headers, auth, transport, terminal, extras.rateLimit);
+    const od = openClient(serviceURL, flags, defaultVersion, headers, auth, transport, terminal, extras.rateLimit);
+    od.http.secrets.add(...authSecrets(plan));
+    return od;
   } catch (error) {
     throw explainTransportError(error);
   }

@@ -3,6 +3,7 @@ import {
   bearerAuthorizer, collectCLI, OIDC_CLIENTS, sluiceCLI, startODataServer, startOIDCProvider,
   type ODataTestServer, type OIDCProvider, type SluiceCLI,
 } from '@sluice/testkit';
+import { signInURL } from './helpers.js';
 
 let cli: SluiceCLI;
 let op: OIDCProvider;
@@ -82,18 +83,11 @@ describe('sluice auth', () => {
     const { clientId: publicId } = OIDC_CLIENTS.publicApp;
     const child = cli.spawn(['export', guarded.v4, 'Products', '--top', '20', '--client-id', publicId, '--token-url', op.tokenURL, '--auth-url', op.authorizationURL, '--scope', 'openid', '--scope', 'api:read', '--no-browser']);
     const done = collectCLI(child);
-    let seen = '';
-    const signInURL = await new Promise<string>((resolve) => {
-      child.stderr!.on('data', (chunk: Buffer) => {
-        seen += chunk.toString();
-        const m = /^\s+(http:\/\/\S+\/auth\?\S+)$/m.exec(seen);
-        if (m) resolve(m[1]!);
-      });
-    });
-    const url = new URL(signInURL);
+    const signIn = await signInURL(child);
+    const url = new URL(signIn);
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     expect(url.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
-    const callback = await op.login(signInURL);
+    const callback = await op.login(signIn);
     const page = await fetch(callback);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Signed in');

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { productRow } from '@sluice/testkit';
 
@@ -62,4 +63,16 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** The sign-in URL a `sluice` child started with `--auth-url --no-browser` prints on stderr. */
+export function signInURL(child: ChildProcess): Promise<string> {
+  let seen = '';
+  return new Promise<string>((resolve) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const m = /^\s+(http:\/\/\S+\/auth\?\S+)$/m.exec(seen);
+      if (m) resolve(m[1]!);
+    });
+  });
 }

@@ -2,6 +2,7 @@ import { attemptAnswered, attemptFailed, attemptStarted, retryScheduled, waitAdm
 import { abortErrorFor, DeadlineError } from './deadline.js';
 import { NetworkError, RedirectError, SluiceError, TimeoutError } from './errors.js';
 import type { EventSink } from './events.js';
+import type { KnownSecrets } from './known-secrets.js';
 import type { ResolvedOptions } from './options.js';
 import { redactURL } from './redact.js';
 import { nextHop, REDIRECT_STATUSES } from './redirect.js';
@@ -63,6 +64,7 @@ export class AttemptLoop {
     private readonly events: EventSink,
     config: ResolvedOptions,
     private readonly credentialHeaders: readonly string[],
+    private readonly secrets?: KnownSecrets | undefined,
   ) {
     this.maxResponseBytes = config.maxResponseBytes;
     const { rateLimit, circuitBreaker, retryBudget, pauseOnRetryAfter } = config.resilience;
@@ -158,7 +160,7 @@ export class AttemptLoop {
   /** The response to hand the caller for a transport answer that has a body to read (no breaker to tell). */
   respond(raw: TransportResponse, attempt: Attempt, redirected: boolean): SluiceResponse {
     return new SluiceResponse(
-      { status: raw.status, headers: raw.headers, setCookie: raw.setCookie, method: attempt.method, url: attempt.url, redirected },
+      { status: raw.status, headers: raw.headers, setCookie: raw.setCookie, method: attempt.method, url: attempt.url, redirected, secrets: this.secrets },
       raw.body,
       this.maxResponseBytes,
       new AttemptWatch(this, attempt),
@@ -279,7 +281,7 @@ export class AttemptLoop {
         watch.done();
       }
       return new SluiceResponse(
-        { status: raw.status, headers: raw.headers, setCookie: raw.setCookie, method: attempt.method, url: attempt.url, redirected },
+        { status: raw.status, headers: raw.headers, setCookie: raw.setCookie, method: attempt.method, url: attempt.url, redirected, secrets: this.secrets },
         body,
         this.maxResponseBytes,
         watch,

@@ -5,9 +5,10 @@ import { abortErrorFor, checkDeadline, DeadlineError, startDeadline, type Reques
 import { toHttpError } from './error-body.js';
 import { AbortError, ConfigError, HttpError, SluiceError } from './errors.js';
 import { EventSink } from './events.js';
+import { KnownSecrets } from './known-secrets.js';
 import { checkHeaders, checkMaxRedirects, checkRetry, checkTimeout, resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
 import type { Plugin, PluginRequest } from './plugin.js';
-import { redactHeaders, redactURL } from './redact.js';
+import { redactHeaders, redactURL, REDACTED } from './redact.js';
 import { checkRequestKeys, nextRequestId, type Attempt, type RequestOptions, type ShortcutOptions } from './request-options.js';
 import type { SluiceResponse } from './response.js';
 import { Bulkhead } from './resilience/bulkhead.js';
@@ -22,6 +23,20 @@ import { toTarget } from './url/target.js';
 export type { RequestOptions, ShortcutOptions } from './request-options.js';
 
 const NO_OPTIONS: RequestOptions = Object.freeze({});
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
+/** The password of a proxy URL option (`http://user:password@proxy:3128`), to scrub where it might be echoed. */
+function proxyPassword(proxy: unknown): string | undefined {
+  const text = typeof proxy === 'string' ? proxy : proxy instanceof URL ? proxy.href : undefined;
+  if (text === undefined || !URL.canParse(text)) return undefined;
+  const { password } = new URL(text);
+  if (password === '') return undefined;
+  try {
+    return decodeURIComponent(password);
+  } catch {
+    return password;
+  }
+}
 
 function isReplayable(body: BodyInit | undefined): boolean {
   return body === undefined || typeof body === 'string' || body instanceof Uint8Array;
@@ -57,6 +72,12 @@ export class Client {
   private shown: Readonly<ResolvedOptions> | undefined;
   /** Where the client's events go (the `onEvent` option is its first listener); plugins and OData emit here too. */
   readonly events: EventSink;
+  /**
+   * The secret values this client knows: its credential headers (a Basic header also as `user:password`
+   * and password), and what plugins register (`client.secrets.add(value)`). They are scrubbed from every
+   * error the client's requests reject with, every event and every error body it reads.
+   */
+  readonly secrets = new KnownSecrets();
   /** The transport requests go through; plugins (OAuth's token endpoint) reuse it to share proxy and TLS settings. */
   readonly transport: Transport;
   private readonly ownsTransport: boolean;
@@ -88,7 +109,7 @@ export class Client {
     // Headers the transport always wants (accept-encoding) go under the caller's defaults, once, not per request.
     if (this.transport.defaultHeaders !== undefined) resolved.headers = { ...this.transport.defaultHeaders, ...resolved.headers };
     this.config = resolved;
-    this.events = new EventSink(resolved.onEvent === undefined ? [] : [resolved.onEvent]);
+    this.events = new EventSink(resolved.onEvent === undefined ? [] : [resolved.onEvent], this.secrets);
     const debug = debugWriter();
     if (debug !== undefined) this.events.on(debugListener(debug));
     if (this.transport.insecureTLS === true) this.events.emit('tls.insecure', { option: 'tls.insecureSkipVerify' });
@@ -103,7 +124,12 @@ export class Client {
       ...resolved.plugins.flatMap((p) => (p.credentialHeaders ?? []).map((h) => h.toLowerCase())),
     ];
     this.defaultCredentials = this.credentialHeaders.some((name) => resolved.headers[name] !== undefined);
-    this.loop = new AttemptLoop(this.transport, this.events, resolved, this.credentialHeaders);
+    for (const name of this.credentialHeaders) {
+      const value = resolved.headers[name];
+      if (value !== undefined) this.secrets.addCredential(value);
+    }
+    this.secrets.add(proxyPassword(options.proxy), typeof options.tls?.passphrase === 'string' ? options.tls.passphrase : undefined);
+    this.loop = new AttemptLoop(this.transport, this.events, resolved, this.credentialHeaders, this.secrets);
     const { bulkhead } = resolved.resilience;
     this.bulkhead = bulkhead && new Bulkhead(bulkhead);
     this.direct = resolved.plugins.length === 0 && this.bulkhead === undefined && !this.loop.gated;
@@ -113,6 +139,21 @@ export class Client {
   /** The validated options, defaults filled in; credential headers show as `[REDACTED]`. */
   get options(): Readonly<ResolvedOptions> {
     return (this.shown ??= Object.freeze({ ...this.config, headers: redactHeaders(this.config.headers, this.credentialHeaders) }));
+  }
+
+  /** What `JSON.stringify(client)` shows: the base URL and the redacted options, no credential. */
+  toJSON(): Record<string, unknown> {
+    const o = this.options;
+    return {
+      baseURL: o.baseURL, timeout: o.timeout, deadline: o.deadline, retry: o.retry, headers: o.headers,
+      maxRedirects: o.maxRedirects, throwHttpErrors: o.throwHttpErrors, maxResponseBytes: o.maxResponseBytes,
+      plugins: o.plugins.map((p) => p.name), secrets: this.secrets.size === 0 ? 0 : REDACTED,
+    };
+  }
+
+  /** What `console.log(client)` and `util.inspect(client)` show: the same as {@link Client.toJSON}. */
+  [INSPECT](depth: number, options: object, inspect: (value: unknown, options: object) => string): string {
+    return `Client ${inspect(this.toJSON(), { ...options, depth: Math.max(depth, 2) })}`;
   }
 
   /**
@@ -191,7 +232,11 @@ export class Client {
    */
   async getJSON<T = unknown>(path: string, init?: ShortcutOptions): Promise<T> {
     const response = await this.start(init ?? NO_OPTIONS, 'GET', path, true);
-    return await response.expectJSON<T>();
+    try {
+      return await response.expectJSON<T>();
+    } catch (error) {
+      throw this.secrets.scrubError(error);
+    }
   }
 
   /**
@@ -211,6 +256,15 @@ export class Client {
 
   /** Checks the request, starts its deadline and sends it; every failure, synchronous ones too, rejects the promise. */
   private start(init: RequestOptions, method: string, path: string, acceptJSON: boolean): Promise<SluiceResponse> {
+    const sent = this.startUnscrubbed(init, method, path, acceptJSON);
+    // Whatever a request rejects with (HttpError, a plugin's TokenRequestError...) leaves without the client's secrets.
+    if (this.secrets.size === 0) return sent;
+    return sent.catch((error: unknown) => {
+      throw this.secrets.scrubError(error);
+    });
+  }
+
+  private startUnscrubbed(init: RequestOptions, method: string, path: string, acceptJSON: boolean): Promise<SluiceResponse> {
     try {
       if (this.closed) throw new SluiceError('The client is closed');
       checkRequestKeys(init);
@@ -325,6 +379,7 @@ export class Client {
     try {
       for (;;) {
         for (const plugin of plugins) if (plugin.onRequest) await plugin.onRequest(pluginRequest, this);
+        this.rememberCredentials(pluginRequest.headers);
         // A plugin may have replaced the headers object rather than changed it.
         const current = pluginRequest.headers === attempt.headers ? attempt : { ...attempt, headers: pluginRequest.headers };
         const response = await this.loop.run(current);
@@ -357,6 +412,14 @@ export class Client {
       throw error;
     } finally {
       bulkhead?.release();
+    }
+  }
+
+  /** Adds the values of credential headers a request or a plugin set to the known secrets (kept among the recent ones). */
+  private rememberCredentials(headers: Readonly<Record<string, string>>): void {
+    for (const name of this.credentialHeaders) {
+      const value = headers[name];
+      if (value !== undefined && !this.secrets.has(value)) this.secrets.addCredential(value, true);
     }
   }
 
@@ -393,7 +456,11 @@ export class Client {
       defaults = { ...defaults };
       for (const name of this.credentialHeaders) delete defaults[name];
     }
-    if (init.headers !== undefined) return { ...defaults, ...checkHeaders('headers', init.headers) };
+    if (init.headers !== undefined) {
+      const headers = { ...defaults, ...checkHeaders('headers', init.headers) };
+      this.rememberCredentials(headers);
+      return headers;
+    }
     return this.config.plugins.length === 0 ? defaults : { ...defaults };
   }
 }

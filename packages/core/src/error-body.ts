@@ -1,5 +1,5 @@
 import { HttpError } from './errors.js';
-import { redactText } from './redact.js';
+import { CREDENTIAL_HEADERS, REDACTED, redactText } from './redact.js';
 import type { SluiceResponse } from './response.js';
 
 /** What {@link readErrorBody} read. */
@@ -50,7 +50,9 @@ export async function readErrorBody(response: SluiceResponse, limit: number = Ht
   }
   // A cut may split a UTF-8 sequence: the decoder drops the partial character instead of failing.
   const text = new TextDecoder().decode(Buffer.concat(chunks, size));
-  return { text: redactText(truncated ? text.replace(/\uFFFD$/, '') : text), truncated, cause };
+  const redacted = redactText(truncated ? text.replace(/\uFFFD$/, '') : text);
+  // The client's own secrets too: a server may echo a token bare ("the credential <t> is not valid").
+  return { text: response.secrets?.scrub(redacted) ?? redacted, truncated, cause };
 }
 
 /**
@@ -62,11 +64,20 @@ export function errorResponseInit(response: SluiceResponse, body: ErrorBody) {
     status: response.status,
     method: response.method,
     url: response.url,
-    headers: response.headers.toObject(['set-cookie']),
+    headers: errorHeaders(response),
     bodyExcerpt: body.text,
     bodyTruncated: body.truncated,
     cause: body.cause,
   };
+}
+
+/** The headers an error keeps: no `set-cookie`, credential headers redacted, the client's secrets scrubbed (a `WWW-Authenticate` echoing the token). */
+function errorHeaders(response: SluiceResponse): Record<string, string> {
+  const headers = response.headers.toObject(['set-cookie']);
+  for (const [name, value] of Object.entries(headers)) {
+    headers[name] = CREDENTIAL_HEADERS.includes(name) ? REDACTED : response.secrets?.scrub(value) ?? value;
+  }
+  return headers;
 }
 
 /** The {@link HttpError} for an error response, its body read with {@link readErrorBody}. */

@@ -1,4 +1,4 @@
-import { describeRequest, redactText, redactURL } from './redact.js';
+import { CREDENTIAL_HEADERS, describeRequest, redactHeaders, redactText, redactURL } from './redact.js';
 
 /**
  * Base class of every error sluice throws. Catch it to handle all sluice failures at once;
@@ -15,6 +15,19 @@ export class SluiceError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
+  }
+
+  /**
+   * What `JSON.stringify(error)` shows: `name`, `message`, the error's own fields (already redacted) and
+   * its `cause` (name and message, or the cause's own `toJSON` when it is a sluice error).
+   */
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = { name: this.name, message: this.message };
+    for (const [key, value] of Object.entries(this)) out[key] = value;
+    const cause: unknown = this.cause;
+    if (cause instanceof SluiceError) out['cause'] = cause.toJSON();
+    else if (cause instanceof Error) out['cause'] = { name: cause.name, message: redactText(cause.message) };
+    return out;
   }
 }
 
@@ -53,7 +66,7 @@ export class HttpError extends SluiceError {
   readonly method: string;
   /** Request URL with credentials and sensitive query values redacted. */
   readonly url: string;
-  /** Response headers, lower-case names, `set-cookie` removed. */
+  /** Response headers, lower-case names, `set-cookie` removed, credential headers (`CREDENTIAL_HEADERS`) redacted. */
   readonly headers: Readonly<Record<string, string>>;
   /** The response body as text, at most {@link HttpError.BODY_LIMIT} bytes, redacted. */
   readonly bodyText: string;
@@ -85,7 +98,7 @@ export class HttpError extends SluiceError {
     this.status = init.status;
     this.method = init.method;
     this.url = url;
-    this.headers = init.headers;
+    this.headers = redactHeaders(init.headers, CREDENTIAL_HEADERS);
     this.bodyText = cut ? text.slice(0, HttpError.BODY_LIMIT) : text;
     this.bodyTruncated = cut || init.bodyTruncated === true;
     this.bodyExcerpt = text.length > HttpError.EXCERPT_LIMIT ? text.slice(0, HttpError.EXCERPT_LIMIT) + '…' : text;

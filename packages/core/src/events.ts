@@ -1,3 +1,5 @@
+import type { KnownSecrets } from './known-secrets.js';
+
 /**
  * Every event a client reports, by type. Packages built on the core add their own entries by module
  * augmentation, so one `onEvent` listener receives the events of core, OAuth and OData alike, typed:
@@ -64,7 +66,11 @@ export type SluiceEventListener = (event: SluiceEvent) => void;
 export class EventSink {
   private listeners: readonly SluiceEventListener[];
 
-  constructor(listeners: readonly SluiceEventListener[] = []) {
+  /**
+   * @param secrets - values scrubbed from every string field of every event (the client passes its
+   * {@link KnownSecrets}), on top of the redaction the emitters apply.
+   */
+  constructor(listeners: readonly SluiceEventListener[] = [], private readonly secrets?: KnownSecrets | undefined) {
     this.listeners = listeners;
   }
 
@@ -86,6 +92,15 @@ export class EventSink {
     const listeners = this.listeners;
     if (listeners.length === 0) return;
     const event = { type, ...data } as unknown as SluiceEvent;
+    const secrets = this.secrets;
+    if (secrets !== undefined && secrets.size > 0) {
+      const fields = event as unknown as Record<string, unknown>;
+      for (const key of Object.keys(fields)) {
+        const value = fields[key];
+        if (typeof value === 'string') fields[key] = secrets.scrub(value);
+        else if (value instanceof Error) secrets.scrubError(value);
+      }
+    }
     for (const listener of listeners) {
       try {
         listener(event);

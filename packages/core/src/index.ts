@@ -10,6 +10,7 @@ export type { ClientOptions, ResolvedOptions, HeadersInput } from './options.js'
 export { DeadlineError, abortErrorFor, type DeadlineInit } from './deadline.js';
 export { readErrorBody, errorResponseInit, type ErrorBody } from './error-body.js';
 export { checkOptionKeys } from './option-keys.js';
+export { KnownSecrets } from './known-secrets.js';
 export { EventSink, type SluiceEventMap, type SluiceEvent, type SluiceEventOf, type SluiceEventListener } from './events.js';
 export {
   SluiceError, ConfigError, HttpError, TimeoutError, AbortError, NetworkError, DecodeError, RedirectError,

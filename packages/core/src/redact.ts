@@ -92,7 +92,8 @@ function redactParams(list: string): string {
   }).join('&');
 }
 
-const USERINFO = /(\/\/)[^/?#@\s]*@/g;
+/** `//user:pass@`, also JSON-escaped (`:\/\/user:pass@`). */
+const USERINFO = /(\/\/|\\\/\\\/)[^/?#@\s]*@/g;
 
 /**
  * Returns `url` fit for an error or a log line: user-info (`user:pass@`) removed, and the values of
@@ -127,7 +128,8 @@ export function describeRequest(method: string, url: string): string {
 const JSON_PAIR = /"((?:[^"\\]|\\.){1,200})"(\s*:\s*)"((?:[^"\\]|\\.)*)"/g;
 const FORM_PAIR = /([A-Za-z0-9_.~%-]{1,200})=([^&\s"'<>#]*)/g;
 const XML_ELEMENT = /<((?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*))(\s[^>]*)?>([^<]*)<\/\1>/g;
-const AUTH_SCHEME = /\b(Bearer|Basic|Digest|Negotiate)\s+[A-Za-z0-9._~+/=-]{6,}/gi;
+// A JSON-escaped slash (`\/`, as PHP's json_encode writes it) is part of the credential, not its end.
+const AUTH_SCHEME = /\b(Bearer|Basic|Digest|Negotiate)\s+(?:[A-Za-z0-9._~+/=-]|\\\/){6,}/gi;
 
 /**
  * Redacts a free text such as a response body kept on an error: user-info in URLs, values of sensitive

@@ -1,6 +1,7 @@
 import { peekBody } from './body-peek.js';
 import { DecodeError } from './errors.js';
 import { ResponseHeaders } from './headers.js';
+import type { KnownSecrets } from './known-secrets.js';
 import { describeRequest } from './redact.js';
 import type { TransportBody } from './transport/types.js';
 
@@ -22,6 +23,8 @@ export interface SluiceResponseInit {
   method: string;
   url: string;
   redirected: boolean;
+  /** The secrets of the client that made the request: scrubbed from errors built from this response. */
+  secrets?: KnownSecrets | undefined;
 }
 
 const JSON_TYPE = /(^|\/|\+)json\b/i;
@@ -50,12 +53,13 @@ function asJSON(response: SluiceResponse, bytes: Uint8Array): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new DecodeError(
+    const error = new DecodeError(
       `${describeRequest(response.method, response.url)}: response is not valid JSON: ${(cause as Error).message}`,
       response.status,
       text,
       { cause },
     );
+    throw response.secrets?.scrubError(error) ?? error;
   }
 }
 
@@ -79,6 +83,11 @@ export class SluiceResponse {
   readonly url: string;
   /** Whether at least one redirect was followed. */
   readonly redirected: boolean;
+  /**
+   * The known secrets of the client that made the request (undefined for a response made elsewhere):
+   * `readErrorBody` and the errors this response builds scrub them.
+   */
+  readonly secrets: KnownSecrets | undefined;
   private used = false;
   private ended = false;
   private afterEnd: (() => void) | undefined;
@@ -99,6 +108,7 @@ export class SluiceResponse {
     this.method = init.method;
     this.url = init.url;
     this.redirected = init.redirected;
+    this.secrets = init.secrets;
   }
 
   /** Response headers. */
@@ -166,7 +176,8 @@ export class SluiceResponse {
     const type = this.rawHeaders !== undefined ? this.rawHeaders['content-type'] : this.headerView!.get('content-type') ?? undefined;
     if (type === undefined || isJSONType(type) || this.status === 204) return this.read(asJSON) as Promise<T>;
     return this.text().catch(() => '').then((excerpt) => {
-      throw new DecodeError(`${describeRequest('GET', this.url)}: expected a JSON response, got content-type ${type}`, this.status, excerpt);
+      const error = new DecodeError(`${describeRequest('GET', this.url)}: expected a JSON response, got content-type ${type}`, this.status, excerpt);
+      throw this.secrets?.scrubError(error) ?? error;
     });
   }
 
@@ -206,7 +217,8 @@ export class SluiceResponse {
   }
 
   private tooLarge(): DecodeError {
-    return new DecodeError(`${describeRequest(this.method, this.url)}: response body exceeds maxResponseBytes (${this.maxBytes} bytes)`, this.status);
+    const error = new DecodeError(`${describeRequest(this.method, this.url)}: response body exceeds maxResponseBytes (${this.maxBytes} bytes)`, this.status);
+    return this.secrets?.scrubError(error) ?? error;
   }
 
   /**

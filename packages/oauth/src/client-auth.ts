@@ -1,7 +1,6 @@
-import { ConfigError, type Transport } from '@sluice/core';
+import { ConfigError, type KnownSecrets, type Transport } from '@sluice/core';
 import { randomUUID, type KeyObject } from 'node:crypto';
 import type { ResolvedConfig } from './config.js';
-import type { Secrets } from './scrub.js';
 
 /** RFC 7523 2.2: the client assertion type of a JWT used for client authentication. */
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -9,7 +8,7 @@ const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const ASSERTION_LIFETIME_S = 60;
 
 /** RFC 6749 2.3.1: client id and secret are form-urlencoded before they are joined for Basic auth. */
-function formEncode(value: string): string {
+export function formEncode(value: string): string {
   return new URLSearchParams({ v: value }).toString().slice(2);
 }
 
@@ -22,7 +21,7 @@ export async function authenticateClient(
   tokenURL: string,
   headers: Record<string, string>,
   form: URLSearchParams,
-  secrets: Secrets,
+  secrets: KnownSecrets,
 ): Promise<void> {
   const { clientId, clientSecret } = config;
   switch (config.authMethod) {

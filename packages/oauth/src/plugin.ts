@@ -1,7 +1,7 @@
-import { AbortError, checkOptionKeys, ConfigError, type Client, type EventSink, type Plugin, type PluginRequest } from '@sluice/core';
+import { AbortError, checkOptionKeys, ConfigError, KnownSecrets, type Client, type EventSink, type Plugin, type PluginRequest } from '@sluice/core';
 import { createAuthServerHTTP } from './auth-server-http.js';
 import { cacheKeyFor } from './cache-key.js';
-import { checkCertificateAuth } from './client-auth.js';
+import { checkCertificateAuth, formEncode } from './client-auth.js';
 import { systemClock } from './clock.js';
 import { resolveConfig } from './config.js';
 import { MemoryTokenCache } from './memory-cache.js';
@@ -89,6 +89,15 @@ export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth
   // Every call to the authorization server (token requests, discovery) goes through this one object.
   const http = createAuthServerHTTP({ timeout, tokenTransport: options.tokenTransport });
   let events: EventSink | undefined;
+  // The client's registry once set up: the configured secrets, then every token and refresh token obtained.
+  let secrets = new KnownSecrets();
+  const register = (target: KnownSecrets): KnownSecrets => target.add(
+    resolved.clientSecret, options.refreshToken, options.authorizationCode, options.codeVerifier,
+    // RFC 6749 2.3.1: what client_secret_basic encodes (its base64 form is among the forms scrubbed).
+    resolved.clientSecret === undefined ? undefined : `${formEncode(resolved.clientId)}:${formEncode(resolved.clientSecret)}`,
+  );
+  register(secrets);
+  const onTokenEvent = options.onTokenEvent;
   const endpoint = new TokenEndpoint(resolved, {
     http,
     defaultExpiresIn: checkMs('defaultExpiresIn', options.defaultExpiresIn, DEFAULT_EXPIRES_IN, 1),
@@ -102,7 +111,10 @@ export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth
     authorizationCode: options.authorizationCode,
     codeVerifier: options.codeVerifier,
     refreshToken: options.refreshToken,
-    onTokenEvent: options.onTokenEvent,
+    onTokenEvent: onTokenEvent === undefined ? undefined : (event) => {
+      if (event.error !== undefined) secrets.scrubError(event.error);
+      onTokenEvent(event);
+    },
     refreshRetry: { waitBase, maxWait },
     tokenRetry: resolveTokenRetry(options.tokenRetry),
     minTokenInterval: checkMs('minTokenInterval', options.minTokenInterval, 1000, 0),
@@ -114,6 +126,7 @@ export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth
   const attach = (request: PluginRequest, token: Token): void => {
     // RFC 6750 2.1: the bearer token travels in the Authorization header.
     request.headers['authorization'] = `Bearer ${token.accessToken}`;
+    secrets.addRecent(token.refreshToken, token.accessToken);
   };
 
   return {
@@ -123,6 +136,7 @@ export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth
     setup(client: Client) {
       if (client.origin === undefined) throw new ConfigError('baseURL', 'is required with the oauth2 plugin: the token is only sent to the base URL origin');
       events = client.events;
+      secrets = register(client.secrets);
       // One proxy/TLS configuration for API and token requests: the API client's transport, unless tokenTransport.
       http.useClientTransport(client.transport);
       checkCertificateAuth(resolved.authMethod, http.transport);
@@ -147,7 +161,11 @@ export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth
       return manager.invalidate(header.slice('Bearer '.length)).then(() => 'resend' as const);
     },
     async forceRefresh() {
-      await manager.forceRefresh();
+      try {
+        await manager.forceRefresh();
+      } catch (error) {
+        throw secrets.scrubError(error);
+      }
     },
     async close() {
       manager.close();

@@ -1,11 +1,10 @@
-import { redactURL, SluiceError, type EventSink } from '@sluice/core';
+import { KnownSecrets, redactURL, SluiceError, type EventSink } from '@sluice/core';
 import type { AuthServerHTTP, AuthServerResponse } from './auth-server-http.js';
 import { authenticateClient } from './client-auth.js';
 import type { ResolvedConfig } from './config.js';
 import { serverEndpoints } from './discovery.js';
 import { TokenRequestError } from './errors.js';
 import './events.js';
-import { Secrets } from './scrub.js';
 import type { GrantType, Token } from './types.js';
 
 /** Lifetime assumed when the server omits `expires_in` (RFC 6749 5.1 makes it only RECOMMENDED). */
@@ -48,7 +47,7 @@ export class TokenEndpoint {
       accept: 'application/json',
     };
     // Everything secret the client sends, so an echo of it in the answer is scrubbed (SPEC 5.6).
-    const secrets = new Secrets();
+    const secrets = new KnownSecrets();
     if (grant.grant_type === 'authorization_code') secrets.add(grant.code, grant.code_verifier);
     if (grant.grant_type === 'refresh_token') secrets.add(grant.refresh_token);
     await authenticateClient(config, tokenURL, headers, form, secrets);

@@ -117,6 +117,29 @@ describe('secrets echoed by the token endpoint', () => {
   });
 });
 
+describe('secrets echoed by the API (issue 29)', () => {
+  it('the tokens the plugin obtained and its client secret are scrubbed from the API\'s error and events', async () => {
+    const access = 'at-29-0c1d2e3f4a5b';
+    const refresh = 'rt-29-9f8e7d6c5b4a';
+    const seen: SluiceEvent[] = [];
+    const server = track(await startServer((req, res) => {
+      if (req.url?.startsWith('/token')) return sendJSON(res, 200, { access_token: access, token_type: 'Bearer', expires_in: 3600, refresh_token: refresh });
+      const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+      res.writeHead(500, { 'content-type': 'text/plain', 'www-authenticate': `Bearer error="invalid_token", error_description="${token}"` });
+      res.end(`the credential ${token} is not valid; refresh with ${refresh}; client secret ${SECRET}, ${encodeURIComponent(SECRET)}`);
+    }));
+    const client = track(createClient({
+      baseURL: `${server.origin}/api`, retry: false, onEvent: (e) => seen.push(e),
+      plugins: [oauth2({ clientId: 'svc', clientSecret: SECRET, tokenURL: `${server.origin}/token`, grantType: 'client_credentials' })],
+    }));
+    const error = await client.get('me').catch((e: unknown) => e);
+    expect((error as { status?: number }).status).toBe(500);
+    const shown = [everything(error), (error as { bodyText: string }).bodyText, JSON.stringify((error as { headers: unknown }).headers), JSON.stringify(seen), inspect(client, { depth: 8 }), JSON.stringify(client)].join('\n');
+    expect(shown).toContain('the credential [REDACTED] is not valid');
+    expectNone(shown, [access, refresh, SECRET, Buffer.from(access).toString('base64')]);
+  });
+});
+
 describe('plain-http authorization servers', () => {
   const base = { clientId: 'svc', clientSecret: 's', grantType: 'client_credentials' } as const;
 

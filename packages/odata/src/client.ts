@@ -186,6 +186,16 @@ export class ODataClient {
     this.maxMetadataBytes = checkCount(options.maxMetadataBytes, 'maxMetadataBytes', 1) ?? DEFAULT_MAX_METADATA_BYTES;
   }
 
+  /** What `JSON.stringify` shows: the service, the version and the core client's redacted options (no credential). */
+  toJSON(): Record<string, unknown> {
+    return { serviceURL: this.serviceURL, version: this.protocol?.version ?? 'auto', http: this.http.toJSON() };
+  }
+
+  /** What `console.log(od)` and `util.inspect(od)` show: the same as {@link ODataClient.toJSON}. */
+  [Symbol.for('nodejs.util.inspect.custom')](depth: number, options: object, inspect: (value: unknown, options: object) => string): string {
+    return `ODataClient ${inspect(this.toJSON(), { ...options, depth: Math.max(depth, 3) })}`;
+  }
+
   /** Starts a query on an entity set; T is the record type. */
   from<T = Record<string, unknown>>(entitySet: string): Query<T> {
     return Query.start<T>(this, entitySet);
