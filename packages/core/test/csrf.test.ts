@@ -49,6 +49,33 @@ describe.each(transports)('csrf plugin (%s transport)', (_name, makeTransport) =
     expect(srv.requests.filter(isFetch)).toHaveLength(1);
   });
 
+  // Issue 29: a NetWeaver-like gateway opens a new session with every refused write; those cookies replaced
+  // the session the fetched token belongs to, so 19 of 20 concurrent first writes failed with CsrfTokenError.
+  it.each([2, 5, 20])('auto mode, %i concurrent first writes to a gateway that opens a session per refusal: all succeed, one fetch', async (n) => {
+    const { srv, gw } = await gateway({ sessionOnRefusal: true });
+    const c = client(srv);
+    const results = await Promise.allSettled(Array.from({ length: n }, (_, i) => c.post('Orders', { json: { i } })));
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value.status : String(r.reason)))).toEqual(Array.from({ length: n }, () => 201));
+    expect(srv.requests.filter(isFetch)).toHaveLength(1);
+    const fetched = srv.requests.find(isFetch)!;
+    expect(fetched.headers.cookie).toBeUndefined();
+    // Every write that passed carried the one token with the session it was fetched in.
+    const accepted = writes(srv).filter((w) => w.headers['x-csrf-token'] !== undefined);
+    expect(accepted).toHaveLength(n);
+    expect(new Set(accepted.map((w) => `${String(w.headers['x-csrf-token'])} ${String(w.headers.cookie)}`)).size).toBe(1);
+    expect(gw.fetches).toBe(1);
+  });
+
+  it('after the session ended, a refusal that opens a new session does not replace the pair: one new fetch, every write passes', async () => {
+    const { srv, gw } = await gateway({ sessionOnRefusal: true });
+    const c = client(srv, { mode: 'always' });
+    await c.post('Orders', { json: {} });
+    gw.expireSessions();
+    const results = await Promise.all(Array.from({ length: 5 }, () => c.put('Orders(1)', { json: {} })));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(srv.requests.filter(isFetch)).toHaveLength(2);
+  });
+
   it('never sends the token or the session cookie with reads', async () => {
     const { srv } = await gateway();
     const c = client(srv, { mode: 'always' });

@@ -16,6 +16,12 @@ export interface CsrfGatewayOptions {
   requiredHeader?: boolean;
   /** The refusal's body as an SAP Gateway XML error (`<error><code/><message/></error>`) instead of plain text. */
   xmlRejection?: boolean;
+  /**
+   * As SAP NetWeaver does: a refused write without a live session opens a NEW session and sets its cookie
+   * with the 403, every time (default false). A client that lets such a cookie replace the session its
+   * token belongs to sends the token with the wrong session.
+   */
+  sessionOnRefusal?: boolean;
 }
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
@@ -38,6 +44,7 @@ export class CsrfGateway {
   private readonly refuseHead: boolean;
   private readonly requiredHeader: boolean;
   private readonly xmlRejection: boolean;
+  private readonly sessionOnRefusal: boolean;
   /** Token fetches answered with a token. */
   fetches = 0;
   /** Modifying requests refused with 403 `X-CSRF-Token: Required`. */
@@ -48,6 +55,7 @@ export class CsrfGateway {
     this.refuseHead = options.refuseHead ?? false;
     this.requiredHeader = options.requiredHeader ?? true;
     this.xmlRejection = options.xmlRejection ?? false;
+    this.sessionOnRefusal = options.sessionOnRefusal ?? false;
   }
 
   /** Every issued token becomes invalid (tokens expire mid-session); sessions stay. */
@@ -85,12 +93,7 @@ export class CsrfGateway {
         res.writeHead(405, { 'content-length': '0' }).end();
         return true;
       }
-      let session = this.session(req);
-      if (session === undefined) {
-        session = randomBytes(12).toString('hex');
-        this.sessions.add(session);
-        res.setHeader('set-cookie', [`${this.cookieName}=${session}; Path=/; HttpOnly`, 'sap-usercontext=sap-client=100; Path=/']);
-      }
+      const session = this.session(req) ?? this.openSession(res);
       let token = this.tokens.get(session);
       if (token === undefined) {
         token = randomBytes(16).toString('base64url');
@@ -111,7 +114,16 @@ export class CsrfGateway {
       : 'CSRF token validation failed';
     const headers: Record<string, string> = { 'content-type': this.xmlRejection ? 'application/xml' : 'text/plain', 'content-length': String(Buffer.byteLength(body)) };
     if (this.requiredHeader) headers['x-csrf-token'] = 'Required';
+    if (session === undefined && this.sessionOnRefusal) this.openSession(res);
     res.writeHead(403, headers).end(body);
     return true;
+  }
+
+  /** Starts a session and sets its cookie on `res`. */
+  private openSession(res: ServerResponse): string {
+    const session = randomBytes(12).toString('hex');
+    this.sessions.add(session);
+    res.setHeader('set-cookie', [`${this.cookieName}=${session}; Path=/; HttpOnly`, 'sap-usercontext=sap-client=100; Path=/']);
+    return session;
   }
 }

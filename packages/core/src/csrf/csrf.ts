@@ -55,7 +55,9 @@ interface RequestState { callerCookie: string | undefined; used: string | undefi
  * that came with it; reads get neither, and nothing goes to another origin. A `403` with
  * `X-CSRF-Token: Required`, or a `403` whose body (at most its first 4 KiB, peeked, so the caller still reads
  * it whole) says `CSRF token validation failed`, drops the cached token, fetches a new one once for all
- * writers, and sends the write again, once; a second refusal is a {@link CsrfTokenError}. Emits `csrf.fetched` and
+ * writers (refused writes wait for that one fetch), and sends the write again, once; a second refusal is a
+ * {@link CsrfTokenError}. Token and session cookies stay one pair: the cookies of a refused write (SAP
+ * NetWeaver opens a new session with each) never replace those the token came with. Emits `csrf.fetched` and
  * `csrf.rejected`, which never carry the token or a cookie.
  *
  * @example
@@ -134,8 +136,16 @@ class CsrfPlugin implements Plugin {
     if (req.origin !== this.origin) return undefined;
     const fetching = this.fetches.has(req.context);
     if (!fetching && SAFE.has(req.method)) return undefined;
-    this.cookies?.store(res.url, res.headers.getSetCookie());
-    if (fetching || res.status !== 403 || !(REQUIRED.test(res.headers.get('x-csrf-token') ?? '') || await saysTokenFailed(res))) return undefined;
+    const refused = !fetching && res.status === 403 && (REQUIRED.test(res.headers.get('x-csrf-token') ?? '') || await saysTokenFailed(res));
+    if (!refused) {
+      // The token fetch's cookies are the session its token belongs to; an accepted write may renew them.
+      this.cookies?.store(res.url, res.headers.getSetCookie());
+      return undefined;
+    }
+    // A refused write's cookies are not kept: SAP NetWeaver opens a new session with every refusal, and such a
+    // cookie would replace the session the (shared) token was fetched in, so the token and the session cookies
+    // would no longer go together.
+
     const state = this.states.get(req)!;
     this.required = true;
     const key = state.callerCookie ?? '';
