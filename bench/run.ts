@@ -21,6 +21,7 @@ const suites: string[] = [
   './odata-writes.ts',
   './odata-batch.ts',
   './odata-peers.ts',
+  './typed-client.ts',
   './cli-export.ts',
   './redis.ts',
 ];
