@@ -1,6 +1,6 @@
 import { createODataClient, type EntityTypeInfo, type ServiceMetadata } from '@sluice/odata';
 import { explainNotFound } from './entity-set-check.js';
-import { buildQuery, parseKey, type QueryFlags } from './query-flags.js';
+import { buildQuery, parseKey, readyForSelect, type QueryFlags } from './query-flags.js';
 import { checkServiceURL, openService, type ConnectionFlags } from './session.js';
 import type { Terminal } from './terminal.js';
 
@@ -21,6 +21,7 @@ export async function getEntity(serviceURL: string, entitySet: string, key: stri
   try {
     // With $metadata loaded the key's type comes from it; without, a bare integer is a number.
     const md = await od.metadata({ signal }).catch(() => undefined);
+    await readyForSelect(od, flags, signal);
     const query = buildQuery(od, entitySet, { ...(flags.select === undefined ? {} : { select: flags.select }), ...(flags.expand === undefined ? {} : { expand: flags.expand }) });
     // Typed literals (datetime'…', guid'…', 123L) are read for the service's version; binary'…' differs between them.
     const version = od.version ?? (/binary'/i.test(key) ? (await od.ready(signal)).version : undefined);

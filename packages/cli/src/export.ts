@@ -6,7 +6,8 @@ import { explainNotFound } from './entity-set-check.js';
 import { FileSink, OutputClosed, StreamSink, type Sink } from './output.js';
 import { checkOutFile } from './out-file.js';
 import { checkParquetFlags, openParquet } from './parquet-export.js';
-import { buildQuery, list, type QueryFlags } from './query-flags.js';
+import { parseExpand } from './expand-flags.js';
+import { buildQuery, list, readyForSelect, type QueryFlags } from './query-flags.js';
 import { rateLimitOf, type PartitionFlags } from './partition-flags.js';
 import { openService, type ConnectionFlags } from './session.js';
 import type { Terminal } from './terminal.js';
@@ -33,9 +34,10 @@ async function entityTypeOf(od: ODataClient, entitySet: string, signal: AbortSig
 
 /** CSV columns: `--select` (and `--expand`), else the entity type in `$metadata`, else the first record. */
 async function csvColumns(od: ODataClient, entitySet: string, flags: ExportFlags, first: unknown, signal: AbortSignal): Promise<string[]> {
-  const expand = list(flags.expand);
+  const expand = parseExpand(flags.expand).map((e) => e.path);
   const select = list(flags.select);
-  if (select.length) return [...select, ...expand.filter((e) => !select.includes(e))];
+  // An expansion whose properties are selected (author/name) has those columns instead of a JSON cell.
+  if (select.length) return [...select, ...expand.filter((e) => !select.includes(e) && !select.some((s) => s.startsWith(`${e}/`)))];
   const type = await entityTypeOf(od, entitySet, signal);
   if (type) return [...type.properties.keys(), ...expand];
   return columnsOf(first);
@@ -83,6 +85,7 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
   if (toFile) for (const stale of await checkOutFile(flags.out!)) terminal.debug(`removed ${stale}, left by an export that was killed`);
   const od = await openService(serviceURL, flags, terminal, signal, 'auto', { rateLimit: rateLimitOf(flags) });
   try {
+    await readyForSelect(od, flags, signal);
     const query = buildQuery(od, entitySet, flags);
     const delta = flags.deltaState === undefined ? undefined : deltaRecords(od, query, flags, signal);
     const parquet = flags.format === 'parquet' ? await openParquet(od, entitySet, flags, signal).catch(async (error: unknown) => { throw await explainNotFound(od, entitySet, error, signal); }) : undefined;

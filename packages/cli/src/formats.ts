@@ -50,14 +50,19 @@ export function csvCell(value: unknown, guard = false): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** The value at `path` (`Name` or `Category/Name`) of a record. */
+/**
+ * The value at `path` (`Name`, `Address/City`, `Category/Name`) of a record. Through a to-many expansion
+ * (`Products/Name`) it is the array of the related entities' values.
+ */
 export function valueAt(record: unknown, path: string): unknown {
-  let current = record;
-  for (const part of path.split('/')) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string, unknown>)[part];
-  }
-  return current;
+  return valueAtParts(record, path.split('/'), 0);
+}
+
+function valueAtParts(current: unknown, parts: readonly string[], i: number): unknown {
+  if (i === parts.length) return current;
+  if (Array.isArray(current)) return current.map((item) => valueAtParts(item, parts, i));
+  if (current === null || typeof current !== 'object') return undefined;
+  return valueAtParts((current as Record<string, unknown>)[parts[i]!], parts, i + 1);
 }
 
 /**

@@ -3,6 +3,7 @@ import {
   type ODataClient, type ODataVersion, type Query, type TypedValue,
 } from '@sluice/odata';
 import { UsageError } from './errors.js';
+import { parseExpand, planSelect, splitTopLevel } from './expand-flags.js';
 
 /** Query flags of `export`, `count` and `url`. */
 export interface QueryFlags {
@@ -21,13 +22,21 @@ export function list(text: string | undefined): string[] {
   return (text ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
+/**
+ * Learns the service's OData version first when `--select` names a path through an expansion
+ * (`author/name`): v2 and v4 write it differently (see planSelect).
+ */
+export async function readyForSelect(od: ODataClient, flags: Pick<QueryFlags, 'select'>, signal: AbortSignal): Promise<void> {
+  if (od.version === undefined && list(flags.select).some((s) => s.includes('/'))) await od.ready(signal);
+}
+
 /** The query the flags describe on `entitySet`: `$filter` is sent as written, the rest is checked. */
 export function buildQuery(od: ODataClient, entitySet: string, flags: QueryFlags): Query {
   let query = od.from(entitySet);
   if (flags.filter !== undefined) query = query.filter(flags.filter);
-  const select = list(flags.select);
+  const { select, expand } = planSelect(list(flags.select), parseExpand(flags.expand), od.version);
   if (select.length) query = query.select(...select);
-  for (const nav of list(flags.expand)) query = query.expand(nav);
+  for (const item of expand) query = query.expand(item.path, item.options);
   const orderBy = list(flags.orderby);
   if (orderBy.length) query = query.orderBy(...orderBy);
   if (flags.top !== undefined) query = query.top(flags.top);
@@ -39,22 +48,6 @@ export function buildQuery(od: ODataClient, entitySet: string, flags: QueryFlags
     query = query.param(pair.slice(0, eq), pair.slice(eq + 1));
   }
   return query;
-}
-
-/** Splits `a=1,b='x,y'` at the commas outside single quotes. */
-function splitOutsideQuotes(text: string): string[] {
-  const parts: string[] = [];
-  let quoted = false;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === "'") quoted = !quoted;
-    else if (text[i] === ',' && !quoted) {
-      parts.push(text.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(text.slice(start));
-  return parts;
 }
 
 /** Typed OData literals a key may be written in, as `name'text'` (hex: v2 binary; base64url: v4 binary). */
@@ -123,7 +116,7 @@ function keyValue(text: string, reading: KeyReading): string | number | TypedVal
 /** A key argument: `42`, `'A'`, `guid'…'` or `OrderID=1,ItemNo='A'` for a composite key. */
 export function parseKey(text: string, reading: KeyReading): string | number | TypedValue | Record<string, string | number | TypedValue> {
   if (text.trim() === '') throw new UsageError('the key is empty', "for example 42, 'A' or OrderID=1,ItemNo='A'");
-  const parts = splitOutsideQuotes(text);
+  const parts = splitTopLevel(text, ',', 'the key');
   const named = parts.map((p) => /^\s*([A-Za-z_][\w]*)\s*=(.*)$/s.exec(p));
   if (named.every((m) => m !== null) && !(parts.length === 1 && /^\s*[A-Za-z]*'/.test(text))) {
     return Object.fromEntries(named.map((m) => [m![1]!, keyValue(m![2]!, reading)]));
