@@ -6,6 +6,7 @@ const src = (pkg: string): string => fileURLToPath(new URL(`./packages/${pkg}/sr
 export default defineConfig({
   resolve: {
     alias: {
+      '@sluice/codegen': src('codegen'),
       '@sluice/core': src('core'),
       '@sluice/oauth': src('oauth'),
       '@sluice/odata': src('odata'),
