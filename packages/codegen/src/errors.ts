@@ -24,7 +24,7 @@ export class CodegenError extends Error {
 
   constructor(document: string, reason: string, place?: SourcePlace, options?: { cause?: unknown }) {
     const where = place === undefined ? '' : ` ${place.element}${place.line === undefined ? '' : ` at line ${place.line}`}`;
-    super(`${document}:${where}: ${reason}`, options);
+    super(`${document}${where === '' ? '' : `:${where}`}: ${reason}`, options);
     this.document = document;
     this.element = place?.element;
     this.line = place?.line;
