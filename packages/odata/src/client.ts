@@ -1,4 +1,5 @@
 import { checkOptionKeys, ConfigError, createClient, csrf, DEFAULT_RETRY, type Client, type ClientOptions, type Plugin, type SluiceResponse } from '@sluice/core';
+import { checkCallOptions } from './call-options.js';
 import { ODataFormatError, ODataVersionError } from './errors.js';
 import { LinkPolicy } from './links/policy.js';
 import type { EntityTypeInfo, ServiceMetadata } from './metadata/model.js';
@@ -170,7 +171,7 @@ export class ODataClient {
       const query = this.serviceParams.map(([n, v]) => `${encodeOptionValue(n)}=${encodeOptionValue(v)}`).join('&');
       plugins.push(csrf({ mode: csrfMode === true ? 'always' : 'auto', fetchURL: this.serviceURL + (query ? `?${query}` : '') }));
     }
-    this.http = options.client ?? createClient({ baseURL: this.serviceURL, ...options.http, plugins });
+    this.http = options.client ?? httpClient({ baseURL: this.serviceURL, ...options.http, plugins });
     this.tunnel = checkBoolean(options.tunnel, 'tunnel') ?? false;
     const largeNumbers = options.largeNumbers ?? 'string';
     if (largeNumbers !== 'string' && largeNumbers !== 'number') throw new ConfigError('largeNumbers', `must be 'string' or 'number', got ${String(largeNumbers)}`);
@@ -297,6 +298,7 @@ export class ODataClient {
    * and cached; concurrent callers share one request, and a failure is not cached.
    */
   metadata(options: ReadOptions = {}): Promise<ServiceMetadata> {
+    checkCallOptions('metadata()', '$metadata', options, 'read');
     this.metadataPromise ??= this.fetchMetadata(options).then(
       (md) => { this.metadataValue = md; return md; },
       (error: unknown) => { this.metadataPromise = undefined; throw error; },
@@ -439,6 +441,17 @@ export class ODataClient {
   /** Closes the core client if this OData client created it. */
   async close(): Promise<void> {
     if (this.ownsClient) await this.http.close();
+  }
+}
+
+/** Creates the core client from the `http` options; a ConfigError names its option under `http.` (`http.retry.limit`). */
+function httpClient(options: ClientOptions): Client {
+  try {
+    return createClient(options);
+  } catch (error) {
+    if (!(error instanceof ConfigError) || error.option.startsWith('http')) throw error;
+    const problem = error.message.slice(error.option.length + 1).replace(/did you mean (?!http\.)/, 'did you mean http.');
+    throw new ConfigError(`http.${error.option}`, problem, { cause: error });
   }
 }
 

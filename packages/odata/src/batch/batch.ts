@@ -1,5 +1,6 @@
 // od.batch(): collects reads and changesets, sends them as $batch requests of at most maxOperations
 // operations (changesets kept whole), and answers one result per operation in request order.
+import { checkCallOptions } from '../call-options.js';
 import { checkOptionKeys, ConfigError } from '@sluice/core';
 import type { ODataProtocol } from '../protocol/types.js';
 import type { QueryBase } from '../query/base.js';
@@ -110,21 +111,25 @@ export class Changeset {
 
   /** POST an entity to a collection (or to `ref.nav('Lines')`). */
   create<T = Record<string, unknown>>(target: BatchTarget, entity: Record<string, unknown>, options: Pick<CreateOptions, 'prefer' | 'headers'> = {}): BatchOperation<T> {
+    checkCallOptions('changeset create()', where(target), options, 'batchCreate');
     return this.add<T>(target, 'POST', entity, 'entity', options.headers, options.prefer, undefined);
   }
 
   /** PATCH (v2 MERGE) an entity; `etag` sends If-Match as in `update()`. */
   update<T = Record<string, unknown>>(target: BatchTarget, changes: Record<string, unknown>, options: Pick<UpdateOptions, 'prefer' | 'etag' | 'headers'> = {}): BatchOperation<T> {
+    checkCallOptions('changeset update()', where(target), options, 'batchUpdate');
     return this.add<T>(target, 'PATCH', changes, 'changes', options.headers, options.prefer, options.etag ?? (typeof changes['@odata.etag'] === 'string' ? changes : undefined));
   }
 
   /** PUT the whole entity. */
   replace<T = Record<string, unknown>>(target: BatchTarget, entity: Record<string, unknown>, options: Pick<UpdateOptions, 'prefer' | 'etag' | 'headers'> = {}): BatchOperation<T> {
+    checkCallOptions('changeset replace()', where(target), options, 'batchUpdate');
     return this.add<T>(target, 'PUT', entity, 'entity', options.headers, options.prefer, options.etag);
   }
 
   /** DELETE an entity; `etag` as for update(). */
   delete(target: BatchTarget, options: Pick<DeleteOptions, 'etag' | 'headers'> = {}): BatchOperation<void> {
+    checkCallOptions('changeset delete()', where(target), options, 'batchDelete');
     return this.add<void>(target, 'DELETE', undefined, 'entity', options.headers, undefined, options.etag);
   }
 
@@ -150,6 +155,11 @@ export class Changeset {
     this.ops.push(op as BatchOperation);
     return op;
   }
+}
+
+/** The path a batch operation is addressed to, for messages. */
+function where(target: BatchTarget): string {
+  return target instanceof BatchRef ? target.path : target.where();
 }
 
 function relative(host: WriteHost, url: string): string {
@@ -196,6 +206,7 @@ export class Batch {
   get<T>(query: Query<T>, options?: { headers?: Readonly<Record<string, string>> }): BatchOperation<T[]>;
   get<T>(query: EntityQuery<T> | BatchRef, options?: { headers?: Readonly<Record<string, string>> }): BatchOperation<T>;
   get(query: QueryBase<unknown> | BatchRef, options: { headers?: Readonly<Record<string, string>> } = {}): BatchOperation {
+    checkCallOptions('batch get()', where(query), options, 'batchGet');
     const host = this.host;
     const collection = query instanceof Query;
     const build: Build = (protocol) => {

@@ -1,4 +1,5 @@
 import { AbortError, Client, ConfigError, parseRetryAfter, redactURL, sleep, type SluiceResponse } from '@sluice/core';
+import { checkCallOptions } from '../call-options.js';
 import type { ODataClient } from '../client.js';
 import { ForeignOriginError, type LinkKind } from '../links/policy.js';
 import { toODataError } from '../read/error-body.js';
@@ -88,6 +89,7 @@ export class AsyncPoller<T = unknown> {
   /** @internal */
   constructor(http: Client, statusURL: string, options: AsyncPollerOptions, host: AsyncResultHost);
   constructor(http: Client, statusURL: string, options: AsyncPollerOptions, host: AsyncResultHost = originHost(http)) {
+    checkCallOptions('createAsyncPoller()', undefined, options, 'poller');
     this.http = http;
     this.statusURL = statusURL;
     this.host = host;
@@ -105,6 +107,7 @@ export class AsyncPoller<T = unknown> {
    * an abort (or an `AbortSignal.timeout` deadline) ends the wait with AbortError, whatever polls remain.
    */
   async wait(options: { signal?: AbortSignal } = {}): Promise<AsyncStatus<T>> {
+    checkCallOptions('wait()', undefined, options, 'signalOnly');
     const { signal } = options;
     const shown = redactURL(this.statusURL);
     let monitor = this.statusURL;
@@ -165,6 +168,7 @@ export class AsyncPoller<T = unknown> {
 
   /** Asks the service to cancel the operation (`DELETE` on the status URL, OData 4.01 Part 1 section 9.1.3). */
   async cancel(options: { signal?: AbortSignal } = {}): Promise<void> {
+    checkCallOptions('cancel()', undefined, options, 'signalOnly');
     const response = await this.http.request({ method: 'DELETE', path: this.statusURL, signal: options.signal, throwHttpErrors: false, context: spanContext({ type: 'async_cancel' }) });
     if (response.status >= 400) throw await toODataError(response);
     await response.cancel();

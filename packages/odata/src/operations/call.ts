@@ -1,4 +1,5 @@
 import { ConfigError } from '@sluice/core';
+import { checkCallOptions } from '../call-options.js';
 import type { EntityTypeInfo } from '../metadata/model.js';
 import type { ODataProtocol } from '../protocol/types.js';
 import { encodeOptionValue } from '../query/base.js';
@@ -107,6 +108,7 @@ export class ActionCall<T = unknown> extends OperationCall<ActionCall<T>> {
 
   /** Sends the action; a 202 answer is `isAsync` with the status URL in `location`. */
   async execute(options: ActionOptions = {}): Promise<ActionResult<T>> {
+    checkCallOptions('execute()', `action ${this.name}`, options, 'action');
     const { protocol, resolved, params } = await this.prepare('action', options.signal);
     const call = protocol.write.actionCall(resolved.name, params);
     const url = build(this.host, protocol, this.binding, call.path, call.query);
@@ -139,6 +141,7 @@ export class FunctionCall<T = unknown> extends OperationCall<FunctionCall<T>> {
 
   /** Calls the function and resolves with its decoded value. */
   async execute(options: FunctionOptions = {}): Promise<T> {
+    checkCallOptions('execute()', `function ${this.name}`, options, 'function');
     const { protocol, resolved, params } = await this.prepare('function', options.signal);
     const call = protocol.write.functionCall(resolved.name, params, options.aliases ?? false);
     const url = build(this.host, protocol, this.binding, call.path, call.query);

@@ -166,6 +166,18 @@ export abstract class QueryBase<T> {
     throw new ConfigError('version', "is not known yet and this URL differs between OData v2 and v4: pass version '2.0' or '4.0', or await od.ready() before toURL()");
   }
 
+  /** @internal The path of this query below the service root (`Products(1)/Lines`), for messages. */
+  where(): string {
+    try {
+      const url = this.toURL();
+      const path = url.startsWith(this.host.serviceURL) ? url.slice(this.host.serviceURL.length) : url;
+      const q = path.indexOf('?');
+      return q < 0 ? path : path.slice(0, q);
+    } catch {
+      return this.state.set;
+    }
+  }
+
   /** @internal Builds the URL with a protocol; `countSegment` appends `/$count`. */
   render(protocol: ODataProtocol, countSegment = false): { url: string; entityType: EntityTypeInfo | undefined } {
     const md = this.host.loadedMetadata();

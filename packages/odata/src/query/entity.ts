@@ -1,3 +1,4 @@
+import { checkCallOptions } from '../call-options.js';
 import { initialState, QueryBase, type QueryHost, type QueryState, type ReadOptions } from './base.js';
 import { checkIdentifier, checkPath } from './names.js';
 import { Query } from './query.js';
@@ -42,6 +43,7 @@ export class EntityQuery<T = Record<string, unknown>> extends QueryBase<T> {
 
   /** Reads the entity; rejects with ODataError on 404 and other error statuses. */
   async get(options: ReadOptions = {}): Promise<T> {
+    checkCallOptions('get()', this.where(), options, 'read');
     const { url, entityType } = await this.prepared(options.signal);
     return (await this.host.runGet(url, entityType, options)) as T;
   }
@@ -51,6 +53,7 @@ export class EntityQuery<T = Record<string, unknown>> extends QueryBase<T> {
    * else `{ modified: true, value }`.
    */
   readIfChanged(etag: ETagSource, options: ReadOptions = {}): Promise<ConditionalRead<T>> {
+    checkCallOptions('readIfChanged()', this.where(), options, 'read');
     return readIfChanged<T>(this.target(), etag, options);
   }
 
@@ -61,18 +64,21 @@ export class EntityQuery<T = Record<string, unknown>> extends QueryBase<T> {
    */
   update(changes: Partial<T> & Record<string, unknown>, options: UpdateOptions = {}): Promise<WriteResult<T>> {
     checkWritable(this.state, 'update()');
+    checkCallOptions('update()', this.where(), options, 'update');
     return updateEntity<T>(this.target(), changes, options, false);
   }
 
   /** Replaces the whole entity (PUT): properties not given are reset to their defaults. `etag` as for update(). */
   replace(entity: Partial<T> & Record<string, unknown>, options: UpdateOptions = {}): Promise<WriteResult<T>> {
     checkWritable(this.state, 'replace()');
+    checkCallOptions('replace()', this.where(), options, 'update');
     return updateEntity<T>(this.target(), entity, options, true);
   }
 
   /** Deletes the entity; `etag` as for update(). */
   delete(options: DeleteOptions = {}): Promise<void> {
     checkWritable(this.state, 'delete()');
+    checkCallOptions('delete()', this.where(), options, 'delete');
     return deleteEntity(this.target(), options);
   }
 

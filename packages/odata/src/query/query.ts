@@ -1,4 +1,5 @@
 import { ConfigError } from '@sluice/core';
+import { checkCallOptions } from '../call-options.js';
 import type { StreamOptions } from '../read/stream.js';
 import type { Page, StreamItem } from '../read/stream-item.js';
 import { initialState, keySegment, QueryBase, type KeyValue, type QueryHost, type QueryState, type ReadOptions } from './base.js';
@@ -82,6 +83,7 @@ export class Query<T = Record<string, unknown>> extends QueryBase<T> {
    * (a record that fails to decode, a page that fails for good); pages retried successfully are fine.
    */
   async list(options: StreamOptions = {}): Promise<T[]> {
+    checkCallOptions('list()', this.where(), options, 'stream');
     const out: T[] = [];
     for await (const item of this.stream(options)) {
       if (item.error === undefined) out.push(item.value);
@@ -95,6 +97,7 @@ export class Query<T = Record<string, unknown>> extends QueryBase<T> {
    * that failed (see StreamItem); breaking out of the loop or aborting stops all network work.
    */
   stream(options: StreamOptions = {}): AsyncIterable<StreamItem<T>> {
+    checkCallOptions('stream()', this.where(), options, 'stream');
     return {
       [Symbol.asyncIterator]: () => this.host.openStream((signal) => this.prepared(signal), options) as AsyncIterator<StreamItem<T>>,
     };
@@ -102,6 +105,7 @@ export class Query<T = Record<string, unknown>> extends QueryBase<T> {
 
   /** Iterates page by page; exactly one page is held at a time (no prefetch). */
   pages(options: Omit<StreamOptions, 'prefetch'> = {}): AsyncIterable<Page<T>> {
+    checkCallOptions('pages()', this.where(), options, 'pages');
     return {
       [Symbol.asyncIterator]: () => this.pageItems(options),
     };
@@ -120,6 +124,7 @@ export class Query<T = Record<string, unknown>> extends QueryBase<T> {
    */
   create(entity: Partial<T> & Record<string, unknown>, options: CreateOptions = {}): Promise<WriteResult<T>> {
     checkWritable(this.state, 'create()');
+    checkCallOptions('create()', this.where(), options, 'create');
     return createEntity<T>({ host: this.host, render: (p) => this.render(p) }, entity, options);
   }
 
@@ -142,6 +147,7 @@ export class Query<T = Record<string, unknown>> extends QueryBase<T> {
 
   /** GET `/<EntitySet>/$count` (with `$filter`/`$search` if set): the number of matching records. */
   async countOnly(options: ReadOptions = {}): Promise<number> {
+    checkCallOptions('countOnly()', this.where(), options, 'read');
     const { url } = await this.prepared(options.signal, true);
     return this.host.runCount(url, options);
   }
