@@ -3,7 +3,8 @@ import type { Client } from './client.js';
 import { ConfigError } from './errors.js';
 import type { SluiceEvent } from './events.js';
 import type { Plugin, PluginRequest } from './plugin.js';
-import { redactURL } from './redact.js';
+import type { KnownSecrets } from './known-secrets.js';
+import { spanURL } from './redact.js';
 import { contextSpanAttributes, type SpanAttributes } from './span-attributes.js';
 
 type API = typeof import('@opentelemetry/api');
@@ -37,6 +38,12 @@ export interface OtelOptions {
   attributes?: (request: PluginRequest) => SpanAttributes | undefined;
 }
 
+/**
+ * The methods the HTTP conventions know (RFC 9110 and RFC 5789 PATCH); any other (OData v2's `MERGE`) is
+ * recorded as `_OTHER` with `http.request.method_original`, in a span named `HTTP`.
+ */
+const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE']);
+
 /** Histogram buckets (seconds) the HTTP semantic conventions advise for request durations. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 
@@ -56,8 +63,10 @@ interface Instruments {
 
 /**
  * OpenTelemetry for a client, as a plugin: one `CLIENT` span per logical request (retries and plugin
- * resends included) named after the method, with an event per retry, attributes per the HTTP semantic
- * conventions (`http.request.method`, `server.address`, `server.port`, `url.full` redacted,
+ * resends included) named after the method (`HTTP` for a method the conventions do not know, such as
+ * `MERGE`, recorded as `_OTHER` with `http.request.method_original`), with an event per retry, attributes
+ * per the HTTP semantic conventions (`http.request.method`, `server.address`, `server.port`, `url.full`
+ * with credentials and sensitive query values as `REDACTED`,
  * `http.response.status_code`, `http.request.resend_count`, `error.type`), the trace context sent in
  * `traceparent`, and an `http.client.request.duration` histogram (seconds). `@opentelemetry/api` is an
  * optional peer dependency, loaded on the first request: without it that request fails with a
@@ -75,6 +84,7 @@ export function otel(options: OtelOptions = {}): Plugin {
   let loading: Promise<Instruments> | undefined;
   let ready: Instruments | undefined;
   const traced = new Map<number, Traced>();
+  let secrets: KnownSecrets | undefined;
   const propagate = options.propagate ?? true;
   const extra = options.attributes;
   if (extra !== undefined && typeof extra !== 'function') throw new ConfigError('otel.attributes', 'must be a function of the request');
@@ -111,12 +121,13 @@ export function otel(options: OtelOptions = {}): Plugin {
     name: 'otel',
     setup(client: Client) {
       client.events.on(onEvent);
+      secrets = client.secrets;
     },
     async onRequest(request: PluginRequest) {
       const instruments = ready ?? await load();
       let entry = traced.get(request.id);
       if (entry === undefined) {
-        entry = start(instruments, request, extra);
+        entry = start(instruments, request, extra, secrets);
         traced.set(request.id, entry);
       } else {
         entry.resends = request.resends;
@@ -126,15 +137,19 @@ export function otel(options: OtelOptions = {}): Plugin {
   };
 }
 
-function start({ api, tracer }: Instruments, request: PluginRequest, extra: OtelOptions['attributes']): Traced {
+function start({ api, tracer }: Instruments, request: PluginRequest, extra: OtelOptions['attributes'], secrets: KnownSecrets | undefined): Traced {
   const url = new URL(request.url);
+  const known = KNOWN_METHODS.has(request.method);
   const attributes: Record<string, string | number> = {
-    'http.request.method': request.method,
+    'http.request.method': known ? request.method : '_OTHER',
     'server.address': url.hostname.replace(/^\[|\]$/g, ''),
     'server.port': url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
   };
-  const span = tracer.startSpan(request.method, {
-    kind: api.SpanKind.CLIENT, attributes: { ...contextSpanAttributes(request), ...extra?.(request), ...attributes, 'url.full': redactURL(request.url) },
+  const full = spanURL(request.url);
+  const spanOnly: Record<string, string> = { 'url.full': secrets?.scrub(full) ?? full };
+  if (!known) spanOnly['http.request.method_original'] = request.method;
+  const span = tracer.startSpan(known ? request.method : 'HTTP', {
+    kind: api.SpanKind.CLIENT, attributes: { ...contextSpanAttributes(request), ...extra?.(request), ...attributes, ...spanOnly },
   }, api.context.active());
   return { span, attributes, retries: 0, resends: 0 };
 }

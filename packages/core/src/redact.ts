@@ -15,6 +15,8 @@ export const REDACTED = '[REDACTED]';
 export const SENSITIVE_PARAM_NAMES: readonly string[] = [
   'code', 'state', 'key', 'sig', 'sv', 'pwd', 'passwd', 'auth', 'authorization', 'assertion', 'client_assertion',
   'code_verifier', 'sessionid', 'otp',
+  // The OpenTelemetry HTTP conventions' list for url.full/url.query (Signature, sig and X-Goog-Signature are covered above).
+  'AWSAccessKeyId',
 ];
 
 /** A parameter whose (normalised) name contains one of these is redacted too: `access_token`, `X-Amz-Signature`... */
@@ -83,12 +85,12 @@ function decodeName(raw: string): string {
   }
 }
 
-/** Redacts the values of sensitive names in an `a=1&b=2` list, keeping everything else byte for byte. */
-function redactParams(list: string): string {
+/** Redacts the values of sensitive names in an `a=1&b=2` list with `mark`, keeping everything else byte for byte. */
+function redactParams(list: string, mark: string): string {
   return list.split('&').map((pair) => {
     const eq = pair.indexOf('=');
     if (eq < 0) return pair;
-    return isSensitiveParam(decodeName(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=${REDACTED}` : pair;
+    return isSensitiveParam(decodeName(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=${mark}` : pair;
   }).join('&');
 }
 
@@ -107,16 +109,29 @@ const USERINFO = /(\/\/|\\\/\\\/)[^/?#@\s]*@/g;
  * ```
  */
 export function redactURL(url: string): string {
-  let out = String(url).replace(USERINFO, '$1');
+  return redactURLWith(url, REDACTED, '$1');
+}
+
+/**
+ * `url.full` as the OpenTelemetry HTTP conventions want it: the values of sensitive parameters (those of
+ * {@link redactURL}, which include the conventions' `AWSAccessKeyId`, `Signature`, `sig` and
+ * `X-Goog-Signature`) as `REDACTED`, the key kept. (A request URL never carries user-info: the client refuses it.) @internal
+ */
+export function spanURL(url: string): string {
+  return redactURLWith(url, 'REDACTED', '$1');
+}
+
+function redactURLWith(url: string, mark: string, userinfo: string): string {
+  let out = String(url).replace(USERINFO, userinfo);
   const hash = out.indexOf('#');
   let fragment = '';
   if (hash >= 0) {
     fragment = out.slice(hash + 1);
     out = out.slice(0, hash);
-    if (fragment.includes('=')) fragment = redactParams(fragment);
+    if (fragment.includes('=')) fragment = redactParams(fragment, mark);
   }
   const q = out.indexOf('?');
-  if (q >= 0) out = out.slice(0, q + 1) + redactParams(out.slice(q + 1));
+  if (q >= 0) out = out.slice(0, q + 1) + redactParams(out.slice(q + 1), mark);
   return hash >= 0 ? `${out}#${fragment}` : out;
 }
 

@@ -46,7 +46,7 @@ describe('otel()', () => {
     const port = Number(new URL(s.origin).port);
     expect(span.attributes).toEqual({
       'http.request.method': 'GET', 'server.address': '127.0.0.1', 'server.port': port,
-      'url.full': `${s.origin}/items?access_token=[REDACTED]&page=1`, 'http.response.status_code': 200, 'http.request.resend_count': 2,
+      'url.full': `${s.origin}/items?access_token=REDACTED&page=1`, 'http.response.status_code': 200, 'http.request.resend_count': 2,
     });
     expect(span.events.map((e) => [e.name, e.attributes?.['http.request.resend_count'], e.attributes?.['sluice.retry.reason']])).toEqual([
       ['sluice.retry', 1, 'status 503'], ['sluice.retry', 2, 'status 503'],
@@ -68,6 +68,36 @@ describe('otel()', () => {
     expect(metric.dataPoints[0]!.value.count).toBe(1);
     expect(metric.dataPoints[0]!.attributes).toMatchObject({ 'http.request.method': 'GET', 'http.response.status_code': 200, 'server.port': port });
     expect(JSON.stringify([span.attributes, span.events, metric.dataPoints])).not.toContain('s3cret');
+  });
+
+  // Issue 29: OData v2's MERGE was recorded as http.request.method MERGE in a span named MERGE.
+  it('a method the conventions do not know is _OTHER with http.request.method_original, in a span named HTTP', async () => {
+    const s = track(await startServer((_req, res) => { res.writeHead(204).end(); }));
+    const { exporter, reader, options } = telemetry();
+    const client = track(createClient({ baseURL: s.origin, plugins: [otel(options)] }));
+    await (await client.request({ method: 'MERGE', path: 'Orders(1)', json: { a: 1 } })).cancel();
+    await (await client.request({ method: 'PATCH', path: 'Orders(1)', json: { a: 1 } })).cancel();
+    expect(s.requests.map((r) => r.method)).toEqual(['MERGE', 'PATCH']);
+    const [merge, patch] = exporter.getFinishedSpans();
+    expect(merge!.name).toBe('HTTP');
+    expect(merge!.attributes).toMatchObject({ 'http.request.method': '_OTHER', 'http.request.method_original': 'MERGE', 'http.response.status_code': 204 });
+    expect(patch!.name).toBe('PATCH');
+    expect(patch!.attributes['http.request.method']).toBe('PATCH');
+    expect(patch!.attributes['http.request.method_original']).toBeUndefined();
+    const { resourceMetrics } = await reader.collect();
+    const metric = resourceMetrics.scopeMetrics.flatMap((m) => m.metrics).find((m) => m.descriptor.name === 'http.client.request.duration') as HistogramMetricData;
+    expect(metric.dataPoints.map((p) => p.attributes['http.request.method']).sort()).toEqual(['PATCH', '_OTHER']);
+  });
+
+  it('url.full redacts the query keys the HTTP conventions list, keeping the keys', async () => {
+    const s = track(await startServer((_req, res) => sendJSON(res, 200, {})));
+    const { exporter, options } = telemetry();
+    const client = track(createClient({ plugins: [otel(options)] }));
+    const signed = `http://127.0.0.1:${s.port}/bucket/o?AWSAccessKeyId=AKIA29&Signature=s1g&sig=s2&X-Goog-Signature=g00g&q=OpenTelemetry`;
+    await (await client.get(signed)).cancel();
+    expect(exporter.getFinishedSpans()[0]!.attributes['url.full']).toBe(
+      `http://127.0.0.1:${s.port}/bucket/o?AWSAccessKeyId=REDACTED&Signature=REDACTED&sig=REDACTED&X-Goog-Signature=REDACTED&q=OpenTelemetry`,
+    );
   });
 
   it('a failed request ends its span with error.type and an error status; propagate: false sends no traceparent', async () => {

@@ -28,7 +28,7 @@ describe('redactURL', () => {
     const names = [
       'api-key', 'apikey', 'API_KEY', 'secret', 'client_secret', 'pwd', 'passwd', 'password', 'auth', 'sessionid', 'JSESSIONID', 'sig',
       'signature', 'X-Amz-Signature', 'X-Amz-Security-Token', 'X-Amz-Credential', 'X-Goog-Signature', 'sv', 'code', 'state',
-      'access_token', 'refresh_token', 'id_token', 'code_verifier', 'assertion', 'key',
+      'access_token', 'refresh_token', 'id_token', 'code_verifier', 'assertion', 'key', 'AWSAccessKeyId',
     ];
     for (const name of names) expect(redactURL(`https://h/p?${name}=v4lue&page=2`), name).toBe(`https://h/p?${name}=[REDACTED]&page=2`);
     expect(redactURL('https://h/p?page=2&top=10&filter=a')).toBe('https://h/p?page=2&top=10&filter=a');
