@@ -1,10 +1,10 @@
 // `sluice export --delta-state`: the records of a DeltaSync read (OData v4 delta links, v2 SAP Gateway
 // `__delta`), as NDJSON/JSON or CSV with removal columns, and a state file that advances only once the
 // output is complete.
-import { DeltaExpiredError, DeltaSync, FileDeltaStore, type DeltaChange, type DeltaStore, type ODataClient, type Query, type StreamItem, type TypedValue } from '@sluice/odata';
+import { DeltaExpiredError, DeltaSync, FileDeltaStore, type DeltaChange, type DeltaStore, type ODataClient, type Query, type StreamItem } from '@sluice/odata';
 import { DeltaLinkRefused, UsageError } from './errors.js';
 import { csvLine, valueAt, type RecordFormat } from './formats.js';
-import { parseKey } from './query-flags.js';
+import { keyOfRemovedId } from '@sluice/sink';
 
 /** Flags of `sluice export` about change tracking. */
 export interface DeltaFlags {
@@ -64,38 +64,17 @@ function removalOf(record: unknown): RemovalRecord | undefined {
   return typeof record === 'object' && record !== null && '@removed' in record && '@id' in record ? (record as RemovalRecord) : undefined;
 }
 
-/** A v2 typed literal (`guid'…'`, `datetime'…'`, `42L`, `1.5M`) as the plain text the entity rows hold. */
-function plainLiteral(value: string | number | TypedValue): string | number {
-  if (typeof value === 'number') return value;
-  if (typeof value !== 'string') return String(value.value);
-  const quoted = /^(?:guid|datetime|datetimeoffset|time|binary|X)'(.*)'$/s.exec(value);
-  if (quoted) return quoted[1]!;
-  return /^-?\d+(?:\.\d+)?[LMDF]$/i.test(value) ? value.slice(0, -1) : value;
-}
-
 /**
- * The key properties of a removed entity, read from its id: `.../Orders(42)` gives `{ ID: 42 }` when the
- * type's key is `ID`, `.../Items(OrderID=1,ItemNo='A')` gives both parts. Empty when the id has
- * another form (the `_id` column keeps it whole anyway).
+ * The key properties of a removed entity, read from its id: `.../Orders(42)` gives `{ ID: '42' }` when the
+ * type's key is `ID`, `.../Items(OrderID=1,ItemNo='A')` gives both parts (`@sluice/sink`'s reading). Empty
+ * when the id has another form (the `_id` column keeps it whole anyway).
  */
-export function keyOfId(id: string, keyNames: readonly string[]): Record<string, string | number> {
-  const path = URL.canParse(id) ? new URL(id).pathname : id;
-  let segment: string;
+export function keyOfId(id: string, keyNames: readonly string[]): Record<string, string> {
   try {
-    segment = decodeURIComponent(path.slice(path.lastIndexOf('/') + 1));
+    return keyOfRemovedId(id, keyNames);
   } catch {
     return {};
   }
-  const predicate = /^[^(]*\((.*)\)$/s.exec(segment)?.[1];
-  if (predicate === undefined) return {};
-  let key: ReturnType<typeof parseKey>;
-  try {
-    key = parseKey(predicate, { typed: true });
-  } catch {
-    return {};
-  }
-  if (typeof key === 'object') return Object.fromEntries(Object.entries(key).map(([name, v]) => [name, plainLiteral(v)]));
-  return keyNames.length === 1 ? { [keyNames[0]!]: plainLiteral(key) } : {};
 }
 
 /** Columns a delta CSV puts before the entity's: the reason of a removal (empty for an entity) and its id. */

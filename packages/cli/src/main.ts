@@ -11,6 +11,7 @@ import { removePendingFiles } from './output.js';
 import { PROGRESS_MODES } from './progress.js';
 import type { QueryFlags } from './query-flags.js';
 import type { ConnectionFlags } from './session.js';
+import { SYNC_MODES, syncCommand, type SyncFlags } from './sync.js';
 import { processTerminal } from './terminal.js';
 import { PASSPHRASE_ENV } from './transport-flags.js';
 import { VERSION } from './version.js';
@@ -107,6 +108,23 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
       checkPartitionFlags(flags);
       const run = flags.partitions === undefined ? exportEntitySet : exportPartitioned;
       await run(service, set, flags, verboseOf(flags.verbose === true), signal);
+    });
+
+  connectionOptions(program.command('sync')
+    .description("keep a SQLite or PostgreSQL table equal to an entity set: everything the first time, then the service's changes")
+    .argument('<service-url>').argument('<entity-set>')
+    .option('--into <target>', 'sqlite:<file> or postgres://user@host:port/database (a password from PGPASSWORD or ~/.pgpass)')
+    .option('--table <name>', 'the table (default: the entity set)')
+    .addOption(new Option('--mode <mode>', 'delta: apply the changes; snapshot: reload each run; auto: delta when the service tracks changes').choices(SYNC_MODES).default('auto'))
+    .option('--rebuild', 'reload everything into a new table that replaces the old one (after a schema change)')
+    .option('--select <props>', '$select: the properties to keep (with the key)')
+    .option('--filter <expr>', '$filter, sent as written')
+    .option('--param <name=value>', 'custom query option such as sap-client=100 (repeatable)', collect)
+    .addOption(new Option('--progress <when>', 'progress bar on stderr').choices(PROGRESS_MODES).default('auto'))
+    .option('-q, --quiet', 'no progress, notices or summary'))
+    .action(async (service: string, set: string, _o, command: Command) => {
+      const flags = flagsOf<SyncFlags>(command);
+      await syncCommand(service, set, flags, verboseOf(flags.verbose === true), signal);
     });
 
   queryOptions(connectionOptions(program.command('count')

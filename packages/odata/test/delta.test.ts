@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useWriteServer } from './write-server.js';
 import { startServer } from '@sluice/testkit';
-import { createODataClient, DeltaExpiredError, DeltaSync, FileDeltaStore, type DeltaChange } from '../src/index.js';
+import { createODataClient, DeltaExpiredError, DeltaSync, FileDeltaStore, type DeltaChange, type DeltaPage } from '../src/index.js';
 
 interface Order { ID: number; Customer: string; Status: string }
 
@@ -192,5 +192,31 @@ describe('DeltaSync prefetch', () => {
     } finally {
       await srv.close();
     }
+  });
+});
+
+describe('DeltaSync.pages()', () => {
+  it('gives each page with the link to resume from; a kept next link resumes the read in the middle', async () => {
+    const od = kit.client('4.0');
+    const orders = od.from<Order>('Orders');
+    const file = join(dir, 'pages.json');
+    const sync = new DeltaSync(od, orders, { store: new FileDeltaStore(file), key: 'p' });
+    const first: DeltaPage<Order>[] = [];
+    for await (const page of sync.pages()) first.push(page);
+    expect(first).toHaveLength(1);
+    expect(first[0]).toMatchObject({ nextLink: undefined, deltaLink: expect.stringMatching(/\$deltatoken=\d+$/) });
+    expect(await new FileDeltaStore(file).load('p')).toBe(first[0]!.deltaLink);
+    for (const c of ['P1', 'P2', 'P3']) await orders.create({ Customer: c });
+    const pages: DeltaPage<Order>[] = [];
+    for await (const page of sync.pages()) pages.push(page);
+    expect(pages.map((p) => p.changes.length)).toEqual([2, 1]);
+    expect(pages[0]!.nextLink).toMatch(/\$skiptoken=2$/);
+    expect(pages[0]!.deltaLink).toBeUndefined();
+    // a store that holds the first page's next link: the read goes on from the second page
+    const resumed = new DeltaSync(od, orders, { store: { load: () => Promise.resolve(pages[0]!.nextLink), save: () => Promise.resolve(), clear: () => Promise.resolve() } });
+    const rest: DeltaPage<Order>[] = [];
+    for await (const page of resumed.pages()) rest.push(page);
+    expect(rest.map((p) => p.changes.map((c) => (c as { value: Order }).value.Customer))).toEqual([['P3']]);
+    expect(rest[0]!.deltaLink).toBe(pages[1]!.deltaLink);
   });
 });

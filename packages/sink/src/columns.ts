@@ -1,6 +1,6 @@
 // The columns of an entity set, typed from `$metadata`: one kind per EDM type, shared by the Parquet
 // writer and the SQL targets (each maps a kind to its own type; see the README's tables).
-import type { EntityTypeInfo, PropertyInfo, ServiceMetadata } from '@sluice/odata';
+import { edmPrimitive, type EdmKind, type EntityTypeInfo, type PropertyInfo, type ServiceMetadata } from '@sluice/odata';
 import { SinkError } from './errors.js';
 
 /**
@@ -31,41 +31,39 @@ export interface Column {
   readonly scale?: number | undefined;
 }
 
-const INT_BITS: Record<string, [number, boolean]> = {
-  'Edm.Byte': [8, false], 'Edm.SByte': [8, true], 'Edm.Int16': [16, true], 'Edm.Int32': [32, true],
-};
-
-const PLAIN: Record<string, ColumnKind> = {
-  'Edm.Int64': 'int64', 'Edm.Decimal': 'decimal', 'Edm.Double': 'double', 'Edm.Single': 'single',
-  'Edm.Boolean': 'boolean', 'Edm.Date': 'date', 'Edm.DateTimeOffset': 'timestamp', 'Edm.DateTime': 'timestamp',
-  'Edm.TimeOfDay': 'time', 'Edm.Time': 'time', 'Edm.Duration': 'duration', 'Edm.Guid': 'guid',
-  'Edm.Binary': 'binary', 'Edm.String': 'string',
+/** The column kind of each EDM kind of `@sluice/odata`'s type table (integers and floats split by width below). */
+const BY_EDM_KIND: Record<EdmKind, ColumnKind> = {
+  boolean: 'boolean', integer: 'int', decimal: 'decimal', float: 'double', string: 'string', guid: 'guid', binary: 'binary',
+  date: 'date', timestamp: 'timestamp', time: 'time', duration: 'duration', stream: 'binary', geo: 'json', untyped: 'json',
 };
 
 /**
- * The kind of a property type. v2 `Edm.Time` is a duration (`PT13H20M`) that SAP uses for times of day;
- * it maps to `time` and its values are read as such. Enum types (qualified names that are no complex
- * type) are strings.
+ * The kind of a property type, from `@sluice/odata`'s EDM type table (`edmPrimitive`). v2 `Edm.Time`
+ * (a time of day on SAP) is `time`. Enum types (qualified names that are no complex type) are strings;
+ * complex types and collections are JSON.
  */
 export function kindOf(edmType: string, md: ServiceMetadata | undefined): ColumnKind {
   if (edmType.startsWith('Collection(')) return 'json';
-  if (edmType in INT_BITS) return 'int';
-  const plain = PLAIN[edmType];
-  if (plain !== undefined) return plain;
+  const edm = edmPrimitive(edmType);
+  if (edm !== undefined) {
+    if (edm.kind === 'integer' && edm.bits === 64) return 'int64';
+    if (edm.kind === 'float' && edm.bits === 32) return 'single';
+    return BY_EDM_KIND[edm.kind];
+  }
   if (edmType.startsWith('Edm.')) return 'json';
   return md?.complexTypes.has(edmType) === true ? 'json' : 'string';
 }
 
 function columnOf(prop: PropertyInfo, key: boolean, md: ServiceMetadata | undefined): Column {
   const kind = kindOf(prop.type, md);
-  const bits = INT_BITS[prop.type];
+  const edm = kind === 'int' ? edmPrimitive(prop.type) : undefined;
   return {
     name: prop.name,
     edmType: prop.type,
     kind,
     nullable: prop.nullable && !key,
     key,
-    ...(bits ? { bits: bits[0], signed: bits[1] } : {}),
+    ...(edm?.bits === undefined ? {} : { bits: edm.bits, signed: edm.signed !== false }),
     ...(prop.precision === undefined ? {} : { precision: prop.precision }),
     ...(prop.scale === undefined ? {} : { scale: prop.scale }),
   };

@@ -6,8 +6,13 @@
 export class SinkError extends Error {
   constructor(
     message: string,
-    /** `select`, `entity-set`, `target`, `driver`, `value`, `shape`, `drift`, `locked`, `state` or `mode`. */
-    readonly code: 'select' | 'entity-set' | 'target' | 'driver' | 'value' | 'shape' | 'drift' | 'locked' | 'state' | 'mode',
+    /**
+     * Bad input, found before any row moves: `select`, `entity-set`, `target` (scheme or table name),
+     * `shape`, `drift`, `mode`. Otherwise: `unreachable` (the database), `driver` (none installed),
+     * `locked` (another sync runs), `value` (a value its column cannot hold), `state` (a removal without a
+     * readable key).
+     */
+    readonly code: 'select' | 'entity-set' | 'target' | 'shape' | 'drift' | 'mode' | 'unreachable' | 'driver' | 'locked' | 'value' | 'state',
     options?: { cause?: unknown },
   ) {
     super(message, options);

@@ -2,3 +2,10 @@
 export { SinkError } from './errors.js';
 export { columnsOf, entityTypeOf, kindOf, type Column, type ColumnKind } from './columns.js';
 export { ParquetRecordWriter, parquetElement, timeUnitOf, type ByteOutput, type ParquetSchemaElement, type ParquetWriterOptions } from './parquet.js';
+export { syncEntitySet, type SyncOptions, type SyncResult } from './sync/sync.js';
+export { openTarget } from './sync/target.js';
+export type { SqlTarget, TableColumn } from './sync/sql-target.js';
+export type { Dialect } from './sync/sql-types.js';
+export { STATE_TABLE } from './sync/state.js';
+export { openSqlite, type SqliteConnection } from './sync/sqlite.js';
+export { keyOfRemovedId } from './sync/keys.js';

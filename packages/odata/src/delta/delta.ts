@@ -57,7 +57,16 @@ export interface DeltaSyncOptions {
   prefetch?: boolean;
 }
 
-type DeltaPage = ReturnType<typeof pageOf>;
+type RawPage = ReturnType<typeof pageOf>;
+
+/** One page of {@link DeltaSync.pages}: its changes and the link to resume from after it. */
+export interface DeltaPage<T> {
+  readonly changes: readonly DeltaChange<T>[];
+  /** The next page of this read (resolved); undefined on the last page. */
+  readonly nextLink: string | undefined;
+  /** On the last page: the delta link for the next run (resolved); undefined when the service sent none. */
+  readonly deltaLink: string | undefined;
+}
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
@@ -214,6 +223,22 @@ export class DeltaSync<T = Record<string, unknown>> {
    */
   async *changes(): AsyncGenerator<DeltaChange<T>> {
     const protocol = await this.host.ready(this.options.signal);
+    for await (const page of this.pages()) {
+      yield* page.changes;
+      if (page.nextLink === undefined && page.deltaLink === undefined) {
+        throw new SluiceError(`The last page of a change-tracking read has no ${protocol.version === '2.0' ? 'd.__delta' : '@odata.deltaLink'}: the service does not track changes of this set`);
+      }
+    }
+  }
+
+  /**
+   * The same read page by page, for a caller that commits each page together with the link to resume
+   * from (`nextLink`, or `deltaLink` on the last page; both undefined on a last page that has no delta
+   * link: the service does not track changes of the set). The store's link is where the read starts, so
+   * a kept next link resumes a read in the middle; the delta link is saved once the last page was taken.
+   */
+  async *pages(): AsyncGenerator<DeltaPage<T>> {
+    const protocol = await this.host.ready(this.options.signal);
     const { url: start, entityType } = this.query.render(protocol);
     const kept = await this.options.store.load(this.storeKey());
     let url = kept ?? start;
@@ -229,7 +254,7 @@ export class DeltaSync<T = Record<string, unknown>> {
     const controller = new AbortController();
     const outer = this.options.signal;
     const signal = outer === undefined ? controller.signal : AbortSignal.any([outer, controller.signal]);
-    const load = async (pageURL: string): Promise<DeltaPage> => {
+    const load = async (pageURL: string): Promise<RawPage> => {
       const span = { type: 'delta' as const, entitySet, page: pages.number(pageURL) };
       const response = await this.host.exchange({ method: 'GET', url: pageURL, headers, signal, span });
       if (kept !== undefined && response.status === 410) {
@@ -245,20 +270,21 @@ export class DeltaSync<T = Record<string, unknown>> {
       for (;;) {
         const page = await current;
         const nextURL = page.next === undefined ? undefined : this.host.links.resolve('next', page.next, url);
-        let ahead: Promise<DeltaPage> | undefined;
+        let ahead: Promise<RawPage> | undefined;
         if (nextURL !== undefined && this.options.prefetch !== false) {
           ahead = load(nextURL);
           // Its failure is reported when the caller reaches that page, not as an unhandled rejection before.
           ahead.catch(() => undefined);
         }
-        for (const item of page.items) yield changeOf(item as Record<string, unknown>, level) as DeltaChange<T>;
+        const changes = page.items.map((item) => changeOf(item as Record<string, unknown>, level) as DeltaChange<T>);
+        const deltaLink = nextURL === undefined && page.delta !== undefined ? this.host.links.resolve('deltaLink', page.delta, url) : undefined;
+        yield { changes, nextLink: nextURL, deltaLink };
         if (nextURL !== undefined) {
           current = ahead ?? load(nextURL);
           url = nextURL;
           continue;
         }
-        if (page.delta === undefined) throw new SluiceError(`The last page of a change-tracking read has no ${protocol.version === '2.0' ? 'd.__delta' : '@odata.deltaLink'}: the service does not track changes of this set`);
-        await this.options.store.save(this.storeKey(), this.host.links.resolve('deltaLink', page.delta, url));
+        if (deltaLink !== undefined) await this.options.store.save(this.storeKey(), deltaLink);
         return;
       }
     } finally {

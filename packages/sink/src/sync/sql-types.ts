@@ -1,0 +1,87 @@
+// Column types and value conversion of the SQL targets (the README's "SQL types" table). SQLite tables are
+// STRICT, so a value of the wrong type is refused rather than stored under another type.
+import type { Column } from '../columns.js';
+import {
+  binaryBytes, dateText, decimalText, epochNanos, float, guidText, inUnit, int32, int64, isoUTC, text, timeNanos, timeText, unscaledDecimal,
+} from '../values.js';
+
+/** The SQL dialects `sluice sync` writes. */
+export type Dialect = 'sqlite' | 'postgres';
+
+/** A quoted SQL identifier (`"Order ""A"""`). */
+export function ident(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** PostgreSQL keeps at most microseconds: the fractional digits of a timestamp or time column there. */
+function pgDigits(column: Column): number {
+  return Math.min(column.precision ?? 6, 6);
+}
+
+function exactDecimal(column: Column): boolean {
+  const { precision, scale } = column;
+  return precision !== undefined && Number.isInteger(precision) && precision > 0 && scale !== undefined && Number.isInteger(scale) && scale >= 0 && scale <= precision;
+}
+
+/** The declared SQL type of a column. */
+export function sqlType(dialect: Dialect, column: Column): string {
+  if (dialect === 'sqlite') {
+    switch (column.kind) {
+      case 'boolean': case 'int': case 'int64': return 'INTEGER';
+      case 'double': case 'single': return 'REAL';
+      case 'binary': return 'BLOB';
+      default: return 'TEXT';
+    }
+  }
+  switch (column.kind) {
+    case 'boolean': return 'boolean';
+    case 'int': return (column.bits ?? 32) <= 16 ? 'smallint' : 'integer';
+    case 'int64': return 'bigint';
+    case 'decimal': return exactDecimal(column) ? `numeric(${column.precision},${column.scale})` : 'numeric';
+    case 'double': return 'double precision';
+    case 'single': return 'real';
+    case 'date': return 'date';
+    case 'timestamp': return `timestamp(${pgDigits(column)}) with time zone`;
+    case 'time': return `time(${pgDigits(column)}) without time zone`;
+    case 'guid': return 'uuid';
+    case 'binary': return 'bytea';
+    case 'json': return 'jsonb';
+    case 'duration': case 'string': return 'text';
+  }
+}
+
+/** Turns a decoded value (not null) into what the dialect's driver binds for the column. */
+export function sqlValue(dialect: Dialect, column: Column): (value: unknown) => unknown {
+  const pg = dialect === 'postgres';
+  switch (column.kind) {
+    case 'boolean': return (v) => {
+      const b = v === true || v === 'true' || v === 1;
+      if (!b && v !== false && v !== 'false' && v !== 0) int32(column, v);
+      return pg ? b : b ? 1 : 0;
+    };
+    case 'int': return (v) => int32(column, v);
+    case 'int64': return pg ? (v) => int64(column, v).toString() : (v) => int64(column, v);
+    case 'decimal': {
+      if (!exactDecimal(column)) return (v) => decimalText(column, v);
+      // Checked against the scale, kept as the exact text.
+      return (v) => { unscaledDecimal(column, v, column.scale!); return decimalText(column, v); };
+    }
+    case 'double': case 'single': return pg ? (v) => {
+      const n = float(column, v);
+      return Number.isFinite(n) ? n : String(n);
+    } : (v) => float(column, v);
+    case 'date': return (v) => dateText(column, v);
+    case 'timestamp': {
+      const per = pg ? 10n ** BigInt(9 - pgDigits(column)) : 1n;
+      return (v) => { const ns = epochNanos(column, v); inUnit(column, v, ns, per); return isoUTC(ns); };
+    }
+    case 'time': {
+      const per = pg ? 10n ** BigInt(9 - pgDigits(column)) : 1n;
+      return (v) => { const ns = timeNanos(column, v); inUnit(column, v, ns, per); return timeText(ns); };
+    }
+    case 'guid': return (v) => guidText(column, v);
+    case 'binary': return (v) => Buffer.from(binaryBytes(column, v));
+    case 'json': return (v) => JSON.stringify(v);
+    case 'duration': case 'string': return (v) => text(v);
+  }
+}

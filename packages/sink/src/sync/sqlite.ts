@@ -1,0 +1,178 @@
+// The SQLite target: Node's built-in `node:sqlite` where there is one (Node 22.13+), else better-sqlite3
+// (an optional peer dependency). Both are synchronous; a page is applied by prepared statements in one
+// transaction. A sync's lock is an exclusive transaction on a lock file beside the database, which the
+// operating system releases when the process dies, even by SIGKILL.
+import { createRequire } from 'node:module';
+import type { Column } from '../columns.js';
+import { SinkError } from '../errors.js';
+import type { SqlTarget, TableColumn } from './sql-target.js';
+import { ident, sqlType } from './sql-types.js';
+
+/** A prepared statement of either driver. */
+interface Statement {
+  run(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+
+/** A connection of either driver (`node:sqlite` DatabaseSync, better-sqlite3 Database). */
+export interface SqliteConnection {
+  exec(sql: string): void;
+  prepare(sql: string): Statement;
+  close(): void;
+}
+
+type Opener = (path: string) => SqliteConnection;
+
+let opener: Opener | undefined;
+
+/** `node:sqlite` without its one-time experimental warning (Node 22), or undefined where Node has none. */
+function builtinSqlite(): Opener | undefined {
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (!String(typeof warning === 'string' ? warning : warning.message).includes('SQLite')) (emit as (...a: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    const mod = process.getBuiltinModule?.('node:sqlite') as { DatabaseSync: new (path: string) => SqliteConnection } | undefined;
+    return mod === undefined ? undefined : (path) => new mod.DatabaseSync(path);
+  } catch {
+    return undefined;
+  } finally {
+    process.emitWarning = emit;
+  }
+}
+
+/** better-sqlite3, resolved from this package, or from the working directory (a CLI installed globally). */
+function betterSqlite(): Opener | undefined {
+  for (const base of [import.meta.url, `${process.cwd()}/`]) {
+    try {
+      const Database = createRequire(base)('better-sqlite3') as new (path: string) => SqliteConnection & { defaultSafeIntegers(on: boolean): void };
+      return (path) => new Database(path);
+    } catch {
+      // not installed there, or built for another Node: try the next place
+    }
+  }
+  return undefined;
+}
+
+/** Opens a SQLite database file with whichever driver this Node has. */
+export function openSqlite(path: string): SqliteConnection {
+  opener ??= builtinSqlite() ?? betterSqlite();
+  if (opener === undefined) {
+    throw new SinkError(`SQLite needs Node 22.13 or newer (node:sqlite), or the better-sqlite3 package beside sluice (npm install better-sqlite3); Node ${process.versions.node} has neither`, 'driver');
+  }
+  return opener(path);
+}
+
+class SqliteTarget implements SqlTarget {
+  readonly dialect = 'sqlite' as const;
+  private lockDb: SqliteConnection | undefined;
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(readonly name: string, private readonly path: string, private readonly db: SqliteConnection) {}
+
+  lock(table: string): Promise<void> {
+    const file = `${this.path}.${table.replace(/[^\w.-]/g, '_')}.sluice-lock`;
+    const db = openSqlite(file);
+    try {
+      db.exec('PRAGMA busy_timeout = 0');
+      db.exec('BEGIN EXCLUSIVE');
+    } catch (error) {
+      db.close();
+      if (/locked|busy/i.test(String((error as Error).message))) {
+        return Promise.reject(new SinkError(`another sluice sync of table ${table} in ${this.path} is running (it holds ${file}); this one stops without changing anything`, 'locked'));
+      }
+      return Promise.reject(error);
+    }
+    this.lockDb = db;
+    return Promise.resolve();
+  }
+
+  private prepared(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  query(sql: string, params: readonly unknown[] = []): Promise<Record<string, unknown>[]> {
+    return Promise.resolve(this.prepared(sql).all(...params) as Record<string, unknown>[]);
+  }
+
+  exec(sql: string, params: readonly unknown[] = []): Promise<void> {
+    if (params.length === 0 && !sql.includes('?')) this.db.exec(sql);
+    else this.prepared(sql).run(...params);
+    return Promise.resolve();
+  }
+
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = await work();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  describe(table: string): Promise<TableColumn[] | undefined> {
+    const rows = this.db.prepare(`PRAGMA table_info(${ident(table)})`).all() as { name: string; type: string; pk: number }[];
+    if (rows.length === 0) return Promise.resolve(undefined);
+    return Promise.resolve(rows.map((r) => ({ name: r.name, type: r.type.toLowerCase(), key: r.pk > 0 })));
+  }
+
+  createTable(table: string, columns: readonly Column[]): Promise<void> {
+    const defs = columns.map((c) => `${ident(c.name)} ${sqlType('sqlite', c)}${c.nullable ? '' : ' NOT NULL'}`);
+    const key = columns.filter((c) => c.key).map((c) => ident(c.name)).join(', ');
+    this.db.exec(`CREATE TABLE ${ident(table)} (${defs.join(', ')}, PRIMARY KEY (${key})) STRICT`);
+    return Promise.resolve();
+  }
+
+  upsert(table: string, columns: readonly Column[], rows: readonly unknown[][]): Promise<void> {
+    const names = columns.map((c) => ident(c.name));
+    const key = columns.filter((c) => c.key).map((c) => ident(c.name));
+    const rest = columns.filter((c) => !c.key).map((c) => `${ident(c.name)} = excluded.${ident(c.name)}`);
+    const statement = this.prepared(`INSERT INTO ${ident(table)} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ` +
+      `ON CONFLICT (${key.join(', ')}) DO ${rest.length ? `UPDATE SET ${rest.join(', ')}` : 'NOTHING'}`);
+    for (const row of rows) statement.run(...row);
+    return Promise.resolve();
+  }
+
+  remove(table: string, keys: readonly Column[], rows: readonly unknown[][]): Promise<void> {
+    const statement = this.prepared(`DELETE FROM ${ident(table)} WHERE ${keys.map((k) => `${ident(k.name)} = ?`).join(' AND ')}`);
+    for (const row of rows) statement.run(...row);
+    return Promise.resolve();
+  }
+
+  swap(staging: string, table: string): Promise<void> {
+    this.statements.clear();
+    this.db.exec(`DROP TABLE IF EXISTS ${ident(table)}`);
+    this.db.exec(`ALTER TABLE ${ident(staging)} RENAME TO ${ident(table)}`);
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    this.statements.clear();
+    this.db.close();
+    this.lockDb?.close();
+    return Promise.resolve();
+  }
+}
+
+/** Opens the SQLite target of `sqlite:<path>` (the file is created when missing). */
+export function openSqliteTarget(path: string): SqlTarget {
+  let db: SqliteConnection;
+  try {
+    db = openSqlite(path);
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = FULL');
+    db.exec('PRAGMA busy_timeout = 10000');
+  } catch (error) {
+    if (error instanceof SinkError) throw error;
+    throw new SinkError(`cannot open SQLite database ${path}: ${(error as Error).message}`, 'unreachable', { cause: error });
+  }
+  return new SqliteTarget(`sqlite:${path}`, path, db);
+}

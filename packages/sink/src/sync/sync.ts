@@ -1,0 +1,227 @@
+// syncEntitySet: keeps a table equal to an entity set. A load reads everything into a staging table that
+// replaces the table in the transaction of its last page; a delta run applies each page's changes. Each
+// page is committed with the link to resume from, so a process killed at any point resumes where the last
+// commit left off and applies nothing twice.
+import { DeltaExpiredError, DeltaSync, type ODataClient, type Query, type ServiceMetadata } from '@sluice/odata';
+import { columnsOf, entityTypeOf, type Column } from '../columns.js';
+import { SinkError } from '../errors.js';
+import { applyChanges, RowMaker } from './apply.js';
+import { checkDrift } from './drift.js';
+import type { SqlTarget } from './sql-target.js';
+import { ident, sqlType } from './sql-types.js';
+import { deleteState, ensureStateTable, readState, STATE_TABLE, writeState, type SyncState } from './state.js';
+import { openTarget } from './target.js';
+
+/** Options of {@link syncEntitySet}. */
+export interface SyncOptions {
+  /** The client of the service. */
+  od: ODataClient;
+  /** The entity set to sync. */
+  entitySet: string;
+  /** The query to read (`$filter`, `$select`, custom options); default `od.from(entitySet)`. */
+  query?: Query<unknown> | undefined;
+  /** The properties to keep (`$select`): they must include the key. Default: every property. */
+  select?: readonly string[] | undefined;
+  /** `sqlite:<file>`, `postgres://...`, or an opened target. */
+  into: string | SqlTarget;
+  /** The table (default: the entity set's name). */
+  table?: string | undefined;
+  /** `auto` (default: delta when the service tracks changes, else snapshot), `delta` or `snapshot`. */
+  mode?: 'auto' | 'delta' | 'snapshot' | undefined;
+  /** Reload everything into a new table that replaces the old one, forgetting the kept state (after drift). */
+  rebuild?: boolean | undefined;
+  signal?: AbortSignal | undefined;
+  /** Called after each committed page with the run's counts so far. */
+  onProgress?: ((progress: { upserted: number; deleted: number; pages: number }) => void) | undefined;
+  /** Called with what the user should know: a mode chosen, a column added, a refused delta link. */
+  onNotice?: ((message: string) => void) | undefined;
+}
+
+/** What one run did. */
+export interface SyncResult {
+  readonly table: string;
+  /** The target as named in messages (no password). */
+  readonly target: string;
+  /** `load` (everything, first run or after `rebuild`), `reload` (after a refused delta link), `delta` or `snapshot`. */
+  readonly run: 'load' | 'reload' | 'delta' | 'snapshot';
+  readonly mode: 'delta' | 'snapshot';
+  readonly upserted: number;
+  readonly deleted: number;
+  readonly pages: number;
+}
+
+const STAGING = '__sluice_load';
+
+function checkTable(table: string): void {
+  if (table === '' || table.length > 40 || table.startsWith(STATE_TABLE) || table.endsWith(STAGING) || /[\0"]/.test(table)) {
+    throw new SinkError(`table name ${JSON.stringify(table.slice(0, 60))} cannot be used (1-40 characters, no quote, not ${STATE_TABLE}*, not *${STAGING})`, 'target');
+  }
+}
+
+/** A run under way: the target, the columns, the counts. */
+class Run {
+  upserted = 0;
+  deleted = 0;
+  pages = 0;
+  readonly rows: RowMaker;
+  constructor(readonly o: SyncOptions, readonly target: SqlTarget, readonly table: string, readonly columns: readonly Column[], readonly query: Query<unknown>, readonly started: string) {
+    this.rows = new RowMaker(target, columns);
+  }
+
+  state(over: Partial<SyncState> & Pick<SyncState, 'mode' | 'phase'>, previous: SyncState | undefined): SyncState {
+    return {
+      table: this.table, serviceURL: this.o.od.serviceURL, entitySet: this.o.entitySet, loadTable: undefined, resumeLink: undefined, nextLink: undefined,
+      columns: this.columns, lastRun: this.started, upserted: (previous?.upserted ?? 0) + this.upserted, deleted: (previous?.deleted ?? 0) + this.deleted,
+      runs: (previous?.runs ?? 0) + 1, ...over,
+    };
+  }
+
+  progress(): void {
+    this.pages++;
+    this.o.onProgress?.({ upserted: this.upserted, deleted: this.deleted, pages: this.pages });
+  }
+
+  /** Starts a load: a fresh staging table and a state that says so, in one transaction. */
+  async startLoad(mode: 'delta' | 'snapshot', previous: SyncState | undefined): Promise<string> {
+    const staging = `${this.table}${STAGING}`;
+    await this.target.transaction(async () => {
+      await this.target.exec(`DROP TABLE IF EXISTS ${ident(staging)}`);
+      await this.target.createTable(staging, this.columns);
+      await writeState(this.target, this.state({ mode, phase: 'loading', loadTable: staging, runs: previous?.runs ?? 0, upserted: previous?.upserted ?? 0, deleted: previous?.deleted ?? 0 }, undefined));
+    });
+    return staging;
+  }
+
+  /**
+   * A change-tracking read from `link` (undefined: a full read) into `into`; each page is committed with the
+   * link to resume from (a load's next link; a delta read's own delta link, see SyncState.resumeLink), and
+   * the last page of a load swaps the staging table in. Resolves with the mode the
+   * read ended in (`snapshot` when the service gave no delta link).
+   */
+  async delta(into: string, link: string | undefined, previous: SyncState | undefined, auto: boolean): Promise<'delta' | 'snapshot'> {
+    const store = { load: () => Promise.resolve(link), save: () => Promise.resolve(), clear: () => Promise.resolve() };
+    const sync = new DeltaSync(this.o.od, this.query, { store, ...(this.o.signal === undefined ? {} : { signal: this.o.signal }) });
+    const loading = into !== this.table;
+    for await (const page of sync.pages()) {
+      const last = page.nextLink === undefined;
+      if (last && page.deltaLink === undefined && !(auto && loading)) {
+        throw new SinkError(`the service does not track changes of ${this.o.entitySet} (its last page has no delta link): use --mode snapshot`, 'mode');
+      }
+      await this.target.transaction(async () => {
+        const applied = await applyChanges(this.target, into, this.rows, page.changes);
+        this.upserted += applied.upserted;
+        this.deleted += applied.deleted;
+        if (last && loading) await this.target.swap(into, this.table);
+        const mode = last && page.deltaLink === undefined ? 'snapshot' : 'delta';
+        await writeState(this.target, last
+          ? this.state({ mode, phase: 'tracking', resumeLink: page.deltaLink }, previous)
+          : loading ? this.state({ mode, phase: 'loading', loadTable: into, resumeLink: page.nextLink, runs: previous?.runs ?? 0 }, previous)
+            : this.state({ mode, phase: 'tracking', resumeLink: link, nextLink: page.nextLink, runs: previous?.runs ?? 0 }, previous));
+      });
+      this.progress();
+      if (last) return page.deltaLink === undefined ? 'snapshot' : 'delta';
+    }
+    throw new SinkError('the change-tracking read ended without a last page', 'state');
+  }
+
+  /** A full read without change tracking into a staging table that replaces the table at the end. */
+  async snapshot(previous: SyncState | undefined): Promise<void> {
+    const staging = await this.startLoad('snapshot', previous);
+    for await (const page of this.query.pages(this.o.signal === undefined ? {} : { signal: this.o.signal })) {
+      const [first] = page.errors;
+      if (first !== undefined) throw first;
+      await this.target.transaction(async () => {
+        const applied = await applyChanges(this.target, staging, this.rows, page.value.map((value) => ({ kind: 'entity' as const, value })));
+        this.upserted += applied.upserted;
+      });
+      this.progress();
+    }
+    await this.target.transaction(async () => {
+      await this.target.swap(staging, this.table);
+      await writeState(this.target, this.state({ mode: 'snapshot', phase: 'tracking' }, previous));
+    });
+  }
+}
+
+/** Checks a table that exists without sync state: it must have the columns and key the sync would create. */
+async function checkShape(target: SqlTarget, table: string, columns: readonly Column[]): Promise<void> {
+  const existing = await target.describe(table);
+  if (existing === undefined) return;
+  const want = columns.map((c) => `${c.name} ${sqlType(target.dialect, c).toLowerCase()}${c.key ? ' key' : ''}`).sort();
+  const have = existing.map((c) => `${c.name} ${c.type}${c.key ? ' key' : ''}`).sort();
+  const extra = have.filter((h) => !want.includes(h));
+  const missing = want.filter((w) => !have.includes(w));
+  if (extra.length || missing.length) {
+    throw new SinkError(`table ${table} exists in ${target.name} with another shape (it has ${extra.join(', ') || 'nothing more'}; it lacks ${missing.join(', ') || 'nothing'}): drop it, choose another --table, or --rebuild to replace it`, 'shape');
+  }
+}
+
+/**
+ * Keeps a table in a SQLite or PostgreSQL database equal to an entity set: the first run loads everything
+ * (into a staging table that replaces the table when complete), later runs apply the service's delta
+ * (upserts by key, deletes of removed entities). Every page is committed together with the link to resume
+ * from, in the target's own `sluice_sync` table; a refused delta link (410) reloads into a new table;
+ * a set without change tracking is reloaded each run (`snapshot`). Bad input (unknown target scheme,
+ * unreachable database, a table of another shape, a `select` without the key, drift of a property's
+ * type) is a {@link SinkError} before any row moves.
+ *
+ * @example
+ * ```ts
+ * import { syncEntitySet } from '@sluice/sink'
+ *
+ * const result = await syncEntitySet({ od, entitySet: 'Orders', into: 'sqlite:orders.db' })
+ * console.log(`${result.run}: ${result.upserted} upserted, ${result.deleted} deleted`)
+ * ```
+ */
+export async function syncEntitySet(options: SyncOptions): Promise<SyncResult> {
+  const table = options.table ?? options.entitySet;
+  checkTable(table);
+  const target = typeof options.into === 'string' ? await openTarget(options.into) : options.into;
+  try {
+    await target.lock(table);
+    await ensureStateTable(target);
+    const md: ServiceMetadata = await options.od.metadata(options.signal === undefined ? {} : { signal: options.signal });
+    entityTypeOf(md, options.entitySet);
+    const columns = columnsOf(md, options.entitySet, { select: options.select, requireKey: true });
+    let query = options.query ?? options.od.from(options.entitySet);
+    if (options.query === undefined && options.select?.length) query = query.select(...options.select);
+    let previous = await readState(target, table);
+    if (previous !== undefined && (options.rebuild || (previous.phase === 'tracking' && (await target.describe(table)) === undefined))) {
+      await target.transaction(() => deleteState(target, table));
+      previous = undefined;
+    } else if (previous === undefined && !options.rebuild) {
+      await checkShape(target, table, columns);
+    }
+    if (previous !== undefined) await checkDrift(target, table, md, options.entitySet, previous, columns, options.onNotice);
+    const run = new Run(options, target, table, columns, query, new Date().toISOString());
+    const result = (kind: SyncResult['run'], mode: SyncResult['mode']): SyncResult =>
+      ({ table, target: target.name, run: kind, mode, upserted: run.upserted, deleted: run.deleted, pages: run.pages });
+
+    const mode = options.mode ?? 'auto';
+    if (mode === 'snapshot' || (mode === 'auto' && previous?.mode === 'snapshot')) {
+      await run.snapshot(previous);
+      return result('snapshot', 'snapshot');
+    }
+    // A load under way resumes from its next link into its staging table; a complete table reads its delta link.
+    if (previous === undefined || previous.phase === 'loading' || previous.resumeLink === undefined) {
+      const sameColumns = JSON.stringify(previous?.columns) === JSON.stringify(columns);
+      const resume = sameColumns && previous?.phase === 'loading' && previous.loadTable !== undefined && previous.resumeLink !== undefined && (await target.describe(previous.loadTable)) !== undefined;
+      const into = resume ? previous!.loadTable! : await run.startLoad('delta', previous);
+      const ended = await run.delta(into, resume ? previous!.resumeLink : undefined, previous, mode === 'auto');
+      if (ended === 'snapshot') options.onNotice?.(`the service does not track changes of ${options.entitySet}: it was loaded as a snapshot, and each run reloads it (--mode snapshot)`);
+      return result('load', ended);
+    }
+    try {
+      await run.delta(table, previous.resumeLink, previous, false);
+      return result('delta', 'delta');
+    } catch (error) {
+      if (!(error instanceof DeltaExpiredError)) throw error;
+      options.onNotice?.(`the service refused the kept delta link (HTTP ${error.status}): reloading ${options.entitySet} into a new table that replaces ${table} when complete`);
+      const staging = await run.startLoad('delta', previous);
+      const ended = await run.delta(staging, undefined, previous, true);
+      return result('reload', ended);
+    }
+  } finally {
+    await target.close();
+  }
+}

@@ -1,0 +1,127 @@
+// syncEntitySet into SQLite against the testkit OData server's change tracking (v4 delta links, pages of two).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SinkError, syncEntitySet } from '../src/index.js';
+import { openSqlite } from '../src/sync/sqlite.js';
+import { createOrders, ORDERS_SQL, serviceOrders, tableOrders, useOrders } from './sync-helpers.js';
+
+const kit = useOrders();
+let dir: string;
+beforeAll(async () => { dir = await mkdtemp(join(tmpdir(), 'sluice-sync-sqlite-')); });
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+function read(path: string, sql: string): Record<string, unknown>[] {
+  const db = openSqlite(path);
+  try {
+    return db.prepare(sql).all() as Record<string, unknown>[];
+  } finally {
+    db.close();
+  }
+}
+
+describe('syncEntitySet into SQLite', () => {
+  it('loads everything first, then applies inserts, updates and deletes; the table equals the service after each run', async () => {
+    const od = kit.client();
+    const ids = await createOrders(od, 5, 'first');
+    const path = join(dir, 'orders.db');
+    const into = `sqlite:${path}`;
+    const first = await syncEntitySet({ od, entitySet: 'Orders', into });
+    expect(first).toMatchObject({ run: 'load', mode: 'delta', upserted: kit.server().writes!.store.orders.size, deleted: 0 });
+    expect(tableOrders(read(path, ORDERS_SQL))).toEqual(await serviceOrders(od));
+
+    const columns = read(path, 'PRAGMA table_info(Orders)').map((c) => `${String(c['name'])} ${String(c['type'])}${Number(c['pk']) ? ' pk' : ''}${Number(c['notnull']) ? ' not null' : ''}`);
+    expect(columns).toEqual([
+      'ID INTEGER pk not null', 'Customer TEXT not null', 'Amount TEXT not null', 'Quantity INTEGER not null', 'Status TEXT not null',
+      'DeliveryDate TEXT', 'Attachment BLOB', 'ModifiedAt TEXT not null',
+    ]);
+    // Int64 above 2^53 kept exactly (read as text by SQLite itself), a date-time normalized to UTC.
+    const [row] = read(path, `SELECT CAST(Quantity AS TEXT) AS q, DeliveryDate AS d, Amount AS a FROM Orders WHERE ID = ${ids[1]}`);
+    expect(row).toEqual({ q: '9007199254740994', d: '2024-02-15T08:30:00.25Z', a: '1001.01' });
+
+    await od.from('Orders').key(ids[0]!).update({ Status: 'Open', Amount: '1.23' }, { etag: '*' });
+    await od.from('Orders').key(ids[1]!).delete({ etag: '*' });
+    await od.from('Orders').key(ids[2]!).delete({ etag: '*' });
+    const [added] = await createOrders(od, 1, 'second');
+    await od.from('Orders').key(added!).update({ Status: 'Shipped' }, { etag: '*' });
+    const second = await syncEntitySet({ od, entitySet: 'Orders', into });
+    expect(second).toMatchObject({ run: 'delta', upserted: 2, deleted: 2, pages: 2 });
+    expect(tableOrders(read(path, ORDERS_SQL))).toEqual(await serviceOrders(od));
+
+    const third = await syncEntitySet({ od, entitySet: 'Orders', into });
+    expect(third).toMatchObject({ run: 'delta', upserted: 0, deleted: 0, pages: 1 });
+    const [state] = read(path, "SELECT mode, phase, load_table, resume_link, runs FROM sluice_sync WHERE table_name = 'Orders'");
+    expect(state).toMatchObject({ mode: 'delta', phase: 'tracking', load_table: null, runs: 3 });
+    expect(String(state!['resume_link'])).toMatch(/\$deltatoken=\d+$/);
+  });
+
+  it('a refused delta link (410) reloads into a new table that replaces the old one', async () => {
+    const od = kit.client();
+    const path = join(dir, 'expired.db');
+    await syncEntitySet({ od, entitySet: 'Orders', into: `sqlite:${path}` });
+    const ids = await createOrders(od, 2, 'expired');
+    await od.from('Orders').key(ids[0]!).delete({ etag: '*' });
+    const w = kit.server().writes!.store;
+    w.expiredBefore = w.seq + 1;
+    const notices: string[] = [];
+    try {
+      const result = await syncEntitySet({ od, entitySet: 'Orders', into: `sqlite:${path}`, onNotice: (m) => notices.push(m) });
+      expect(result).toMatchObject({ run: 'reload', mode: 'delta', upserted: w.orders.size, deleted: 0 });
+    } finally {
+      w.expiredBefore = 0;
+    }
+    expect(notices).toEqual([expect.stringMatching(/refused the kept delta link \(HTTP 410\): reloading Orders into a new table/)]);
+    expect(tableOrders(read(path, ORDERS_SQL))).toEqual(await serviceOrders(od));
+    expect(read(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map((r) => r['name'])).toEqual(['Orders', 'sluice_sync']);
+  });
+
+  it('refuses before any row moves: unknown scheme, a key left out of select, a table of another shape, a select name the type lacks', async () => {
+    const od = kit.client();
+    const path = join(dir, 'bad.db');
+    const refused = (p: Promise<unknown>, code: string, message: RegExp): Promise<void> =>
+      expect(p).rejects.toSatisfy((e: unknown) => e instanceof SinkError && e.code === code && message.test(e.message));
+    await refused(syncEntitySet({ od, entitySet: 'Orders', into: 'mysql://h/db' }), 'target', /unknown target scheme mysql:/);
+    await refused(syncEntitySet({ od, entitySet: 'Orders', into: `sqlite:${path}`, select: ['Customer', 'Amount'] }), 'select', /--select leaves out the key ID of Orders/);
+    await refused(syncEntitySet({ od, entitySet: 'Orders', into: `sqlite:${path}`, select: ['ID', 'Nope'] }), 'select', /"Nope", which is no property/);
+    const db = openSqlite(path);
+    db.exec('CREATE TABLE Orders (ID INTEGER PRIMARY KEY, Customer TEXT)');
+    db.exec("INSERT INTO Orders VALUES (1, 'kept')");
+    db.close();
+    await refused(syncEntitySet({ od, entitySet: 'Orders', into: `sqlite:${path}` }), 'shape', /table Orders exists in sqlite:.* with another shape .*it lacks Amount text/);
+    expect(read(path, 'SELECT * FROM Orders')).toEqual([{ ID: 1, Customer: 'kept' }]);
+    // --rebuild replaces it
+    const rebuilt = await syncEntitySet({ od, entitySet: 'Orders', into: `sqlite:${path}`, rebuild: true });
+    expect(rebuilt.run).toBe('load');
+    expect(tableOrders(read(path, ORDERS_SQL))).toEqual(await serviceOrders(od));
+  });
+
+  it('schema drift: a column the select now leaves out is an error naming it; a new selected property becomes a column', async () => {
+    const od = kit.client();
+    const path = join(dir, 'drift.db');
+    const into = `sqlite:${path}`;
+    await syncEntitySet({ od, entitySet: 'Orders', into, select: ['ID', 'Customer'] });
+    const notices: string[] = [];
+    const wider = await syncEntitySet({ od, entitySet: 'Orders', into, select: ['ID', 'Customer', 'Status'], onNotice: (m) => notices.push(m) });
+    expect(wider.run).toBe('delta');
+    expect(notices).toEqual([expect.stringMatching(/new property Status of Orders: added as column of Orders; rows that do not change keep NULL there until --rebuild/)]);
+    expect(read(path, 'PRAGMA table_info(Orders)').map((c) => c['name'])).toEqual(['ID', 'Customer', 'Status']);
+    await expect(syncEntitySet({ od, entitySet: 'Orders', into, select: ['ID', 'Status'] })).rejects.toThrow(/table Orders has column Customer, which --select now leaves out/);
+  });
+
+  it('two syncs of one table at once: the second is refused, the first completes', async () => {
+    const od = kit.client();
+    const path = join(dir, 'locked.db');
+    const { openSqliteTarget } = await import('../src/sync/sqlite.js');
+    const holder = openSqliteTarget(path);
+    await holder.lock('Orders');
+    try {
+      await expect(syncEntitySet({ od, entitySet: 'Orders', into: `sqlite:${path}` })).rejects.toSatisfy((e: unknown) => e instanceof SinkError && e.code === 'locked');
+      // another table of the same file is not held
+      await expect(syncEntitySet({ od, entitySet: 'Orders', into: `sqlite:${path}`, table: 'Orders2' })).resolves.toMatchObject({ run: 'load' });
+    } finally {
+      await holder.close();
+    }
+    await expect(syncEntitySet({ od, entitySet: 'Orders', into: `sqlite:${path}` })).resolves.toMatchObject({ run: 'load' });
+  });
+});
