@@ -125,6 +125,15 @@ export abstract class QueryBase<T> {
     return new Self(this.host, { ...this.state, ...patch });
   }
 
+  /**
+   * This query. A query of a typed client (`createODataClient<Service>()`) is typed by its service; its
+   * `untyped` is the same query as a {@link Query} or {@link EntityQuery} of its rows, for APIs that take
+   * one (`batch.get()`, changeset writes).
+   */
+  get untyped(): this {
+    return this;
+  }
+
   /** @internal Throws ReadOnlyQueryError when this query carries read options a write to it cannot take. */
   checkWritable(what: string): void {
     checkWritable(this.state, what);

@@ -1,5 +1,7 @@
 import type { ActionOptions, ActionResult, FunctionOptions } from '../operations/call.js';
 import type { ReadOptions } from '../query/base.js';
+import type { EntityQuery } from '../query/entity.js';
+import type { Query } from '../query/query.js';
 import type { Expr } from '../query/filter.js';
 import type { SearchBuilder, SearchExpr } from '../query/search.js';
 import type { StreamOptions } from '../read/stream.js';
@@ -92,6 +94,8 @@ export interface TypedQuery<E extends EntityTypeSpec, Sel extends string = never
   function<N extends keyof E['collectionFunctions'] & string>(name: N, ...params: ParamsArg<Operation<E['collectionFunctions'], N>>): TypedFunctionCall<Operation<E['collectionFunctions'], N>['returns']>;
   /** The request URL. */
   toURL(): string;
+  /** The same query, untyped (a {@link Query} of these rows), for `batch.get()` and changeset writes. */
+  readonly untyped: Query<TypedRow<E, Sel, X>>;
 }
 
 /**
@@ -127,4 +131,6 @@ export interface TypedEntity<E extends EntityTypeSpec, Sel extends string = neve
   function<N extends keyof E['functions'] & string>(name: N, ...params: ParamsArg<Operation<E['functions'], N>>): TypedFunctionCall<Operation<E['functions'], N>['returns']>;
   /** The request URL. */
   toURL(): string;
+  /** The same query, untyped (an {@link EntityQuery} of this row), for `batch.get()` and changeset writes. */
+  readonly untyped: EntityQuery<TypedRow<E, Sel, X>>;
 }

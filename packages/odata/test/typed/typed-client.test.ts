@@ -93,6 +93,20 @@ describe('typed client against the testkit OData server, model given ahead', () 
     expect(overhead(start)).toEqual([]);
   });
 
+  it('v4: typed queries go into a $batch through their untyped view, keeping their row types', async () => {
+    const od = typed('4.0', true);
+    const batch = od.batch();
+    const product = batch.get(od.from('Products').key(3).select('ID', 'Name').untyped);
+    const categories = batch.get(od.from('Categories').select('Name').orderBy('ID').top(2).untyped);
+    let created: ReturnType<typeof batch.get> | undefined;
+    batch.changeset((cs) => { created = cs.create(od.from('Orders').untyped, { Customer: 'Batched', Amount: '1.00', Quantity: '1' }); });
+    await batch.send();
+    expect(product.result.value?.Name).toBe('Product 3');
+    expect(categories.result.value?.map((c) => c.Name)).toHaveLength(2);
+    expect(created!.result).toMatchObject({ ok: true, status: 201, value: { Customer: 'Batched' } });
+    expect(srv.requests.at(-1)!.url).toMatch(/\$batch$/);
+  });
+
   it('v2: the same typed calls, the version and function import methods taken from the model', async () => {
     const start = srv.requests.length;
     const od = typed('2.0', true);

@@ -1,7 +1,7 @@
 // Type tests of the typed client, compiled by `npm run typecheck` and checked line by line by
 // typed-client-types.test.ts: each `// @ts-expect-error <text>` line must fail to compile with a message
 // containing <text>, and every other line must compile.
-import { createODataClient, type ODataClient, type TypedODataClient } from '@sluice/odata';
+import { createODataClient, type EntityQuery, type ODataClient, type Query, type TypedODataClient } from '@sluice/odata';
 import { decimal } from '@sluice/odata';
 import type { Category, DemoService, Product } from './demo-spec.js';
 
@@ -123,6 +123,13 @@ export async function typedOperations(od: TypedODataClient<DemoService>): Promis
   expectType(most)<Product>(true);
   // @ts-expect-error "Demo.MostExpensive"
   od.from('Products').key(1).function('Demo.MostExpensive');
+}
+
+export function untypedViews(od: TypedODataClient<DemoService>): void {
+  const q = od.from('Products').select('Name').untyped;
+  expectType(q)<Query<Pick<Product, 'Name'>>>(true);
+  const e = od.from('Products').key(1).expand('Category').untyped;
+  expectType(e)<EntityQuery<Product & { Category: Category | null }>>(true);
 }
 
 export function untypedStaysAsItWas(options: { serviceURL: string }): ODataClient {
