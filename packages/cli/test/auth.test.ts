@@ -63,7 +63,8 @@ describe('sluice auth', () => {
     const ok = await cli.run(['export', bearer.v4, 'Products', '-q', '--verbose'], { env: { SLUICE_TOKEN: SECRET_TOKEN } });
     expect(ok.code).toBe(0);
     expect(count(ok.stdout)).toBe(5);
-    expect(ok.stderr).toMatch(/^sluice: auth: bearer token \(hidden\)\n(sluice: GET \S+ -> 200\n)+$/);
+    // Each response, and the events --verbose shows (the detected OData version).
+    expect(ok.stderr).toMatch(/^sluice: auth: bearer token \(hidden\)\n(sluice: (GET \S+ -> 200|odata\.version\.detected version=4\.0 .*)\n)+$/);
     expect(ok.stderr).not.toContain(SECRET_TOKEN);
     const wrong = await cli.run(['export', bearer.v4, 'Products', '--token', 'not-the-token-31c'], { env: { SLUICE_TOKEN: undefined } });
     expect(wrong.code).toBe(1);
