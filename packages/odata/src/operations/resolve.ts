@@ -3,7 +3,7 @@ import { ODataVersionError } from '../errors.js';
 import type { EntityTypeInfo, OperationInfo, ParameterInfo, ServiceMetadata } from '../metadata/model.js';
 import type { ODataProtocol, } from '../protocol/types.js';
 import type { OperationParam } from '../protocol/write.js';
-import { toLiteral, TypedValue } from '../query/literal.js';
+import { namedLiteral, TypedValue } from '../query/literal.js';
 import { encodeValue, type EncodeContext } from '../write/encode.js';
 import { UnknownOperationError } from './errors.js';
 
@@ -97,7 +97,7 @@ export function operationParam(
       if (info?.type === 'Edm.String' && typeof value !== 'string' && !(value instanceof TypedValue) && value !== null) {
         throw new ConfigError(path, `expects Edm.String, got ${typeof value}`);
       }
-      return ctx.protocol.formatLiteral(toLiteral(value, info?.type));
+      return ctx.protocol.formatLiteral(namedLiteral(value, info?.type, path));
     },
   };
 }

@@ -5,7 +5,7 @@ import type { StreamOptions } from '../read/stream.js';
 import type { Page, StreamItem } from '../read/stream-item.js';
 import { makeExpandItem, renderExpand, type ExpandItem, type ExpandOptions } from './expand.js';
 import type { Expr, RenderContext } from './filter.js';
-import { toLiteral, TypedValue, wellFormed, type LiteralValue } from './literal.js';
+import { namedLiteral, TypedValue, wellFormed, type LiteralValue } from './literal.js';
 import { checkIdentifier } from './names.js';
 import { checkParamName, checkSelect } from './options.js';
 import type { SearchExpr } from './search.js';
@@ -244,8 +244,10 @@ export function keyPredicate(protocol: ODataProtocol, key: KeyValue, type: Entit
     const prop = name ?? (type?.key.length === 1 ? type.key[0] : undefined);
     return prop === undefined ? undefined : type?.properties.get(prop)?.type;
   };
-  const literal = (value: LiteralValue, name: string | undefined): string =>
-    encodePathSegment(protocol.formatLiteral(toLiteral(value, typeOf(name))));
+  const literal = (value: LiteralValue, name: string | undefined): string => {
+    const prop = name ?? (type?.key.length === 1 ? type.key[0] : undefined);
+    return encodePathSegment(protocol.formatLiteral(namedLiteral(value, typeOf(name), prop === undefined ? 'key' : `key property ${prop}`)));
+  };
   if (!isKeyRecord(key)) return `(${literal(key, undefined)})`;
   const names = Object.keys(key);
   // OData 4.0 Part 2 section 4.3.1: composite keys are name=value pairs, in any order.

@@ -1,6 +1,6 @@
 import { ConfigError } from '@sluice/core';
 import type { ODataProtocol } from '../protocol/types.js';
-import { toLiteral, type LiteralValue } from './literal.js';
+import { namedLiteral, toLiteral, type LiteralValue } from './literal.js';
 import { checkPath } from './names.js';
 
 /** What rendering an expression needs: the protocol (literal spelling) and property types if known. */
@@ -46,7 +46,7 @@ function wrap(expr: Expr, ctx: RenderContext, min: number): string {
 }
 
 function literalExpr(value: LiteralValue, typePath: string | undefined): Expr {
-  return new Expr((ctx) => ctx.protocol.formatLiteral(toLiteral(value, typePath === undefined ? undefined : ctx.typeOf(typePath))), PRIMARY);
+  return new Expr((ctx) => ctx.protocol.formatLiteral(typePath === undefined ? toLiteral(value) : namedLiteral(value, ctx.typeOf(typePath), `filter value of ${typePath}`)), PRIMARY);
 }
 
 /**

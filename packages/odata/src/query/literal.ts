@@ -164,6 +164,21 @@ export function wellFormed(text: string, what = 'string literal'): string {
   return text;
 }
 
+/**
+ * {@link toLiteral} for a named value: a ConfigError names `what` (`parameter Count`, `key property ID`,
+ * `filter value of Qty`) instead of `literal`. @internal
+ */
+export function namedLiteral(value: unknown, edmType: string | undefined, what: string): Literal {
+  try {
+    return toLiteral(value, edmType);
+  } catch (error) {
+    if (!(error instanceof ConfigError) || error.option !== 'literal') throw error;
+    const named = new ConfigError(what, error.message.slice(error.option.length + 1), { cause: error });
+    named.message = `${what}: ${error.message.slice(error.option.length + 1)}`;
+    throw named;
+  }
+}
+
 export function toLiteral(value: unknown, edmType?: string): Literal {
   if (value instanceof TypedValue) return toLiteralOfKind(value.kind, value.value);
   if (value === null) return { kind: 'null', text: 'null' };
