@@ -3,6 +3,7 @@ import { AUTH_ENV } from './auth.js';
 import { countEntitySet, getEntity, printURL, showMetadata } from './commands.js';
 import { describeError, EXIT, exitCodeFor, Interrupted } from './errors.js';
 import { exportEntitySet, type ExportFlags } from './export.js';
+import { generateOptions, generateTypes, type GenerateFlags } from './generate.js';
 import { checkPartitionFlags, partitionOptions, type PartitionFlags } from './partition-flags.js';
 import { exportPartitioned } from './partitioned-export.js';
 import { FORMATS } from './formats.js';
@@ -152,6 +153,12 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
     .action(async (service: string, _o, command: Command) => {
       const flags = flagsOf<ConnectionFlags & { json?: boolean }>(command);
       await showMetadata(service, flags, verboseOf(flags.verbose === true), signal);
+    });
+
+  connectionOptions(generateOptions(program.command('generate')))
+    .action(async (source: string, _o, command: Command) => {
+      const flags = flagsOf<GenerateFlags>(command);
+      await generateTypes(source, flags, verboseOf(flags.verbose === true), signal);
     });
 
   queryOptions(program.command('url')

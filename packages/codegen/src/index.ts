@@ -6,6 +6,7 @@
  */
 export { generate, check, readModel, type GenerateOptions, type CheckResult } from './generate.js';
 export { CodegenError } from './errors.js';
+export { generateRuntime } from './runtime.js';
 export { identifier } from './names.js';
 export { CODEGEN_VERSION } from './version.js';
 export type {
