@@ -1,9 +1,16 @@
-// A typed client (createODataClient<Service>, with the service model given ahead as a ServiceModel) on the
-// interop CAP service over OData v4: reads, writes with ETags, a bound and an unbound action, functions.
+// A generated typed client on the interop CAP service over OData v4: support/generated/interop-v4.ts is what
+// `sluice generate` (@sluice/codegen) writes from CAP's $metadata; createODataClient<Service>() typed by it, with the
+// service model given ahead as a ServiceModel, reads, writes with ETags, and calls a bound and an unbound action
+// and functions. The file is checked against the live $metadata (codegen's drift check) first.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { check, generate } from '@sluice/codegen';
 import { createODataClient, parseEdmx, toServiceModel, type ServiceModel, type TypedODataClient } from '@sluice/odata';
 import { useCapServer, type CapServer } from './support/cap-server.js';
-import type { InteropService } from './support/interop-spec.js';
+import type { Service as InteropService } from './support/generated/interop-v4.js';
+
+const GENERATED = new URL('./support/generated/interop-v4.ts', import.meta.url);
+const SOURCE = 'the interop CAP service, OData v4 $metadata';
 
 const cap = useCapServer();
 let model: ServiceModel | undefined;
@@ -14,7 +21,15 @@ async function typed(server: CapServer): Promise<TypedODataClient<InteropService
   return createODataClient<InteropService>({ serviceURL: server.v4, metadata: model, http: { retry: false, timeout: 30_000 } });
 }
 
-describe('CAP v4: a typed client', () => {
+describe('CAP v4: a generated typed client', () => {
+  it('the generated file is what sluice generate writes from the live $metadata, and up to date', async () => {
+    const metadata = await (await fetch(`${cap().v4}$metadata`)).text();
+    const file = readFileSync(GENERATED, 'utf8');
+    expect(check(file, metadata, { source: SOURCE })).toEqual({ upToDate: true, changes: [] });
+    // Same bytes: regenerate with generate(<CAP $metadata>, { source: SOURCE }) if CAP's model changes.
+    expect(generate(metadata, { source: SOURCE })).toBe(file);
+  });
+
   it('reads: select, filter by typed values, orderBy, expand, composite key, navigation', async () => {
     const od = await typed(cap());
     expect(od.version).toBe('4.0');
@@ -53,7 +68,7 @@ describe('CAP v4: a typed client', () => {
     expect(restocked.value?.stock).toBe(String(BigInt(part.stock ?? '0') + 7n));
     const renamed = await od.action('renameSupplier', { ID: 2, name: 'Acme Valves & Co' }).execute();
     expect(renamed.value).toBe(2); // the number of the supplier's parts
-    const cheap = await od.function('partsIn', { city: 'Berlin', maxPrice: 8 }).execute();
+    const cheap = await od.function('partsIn', { city: 'Berlin', maxPrice: '8' }).execute();
     expect(cheap.map((p) => p.ID).sort()).toEqual([2, 3]);
     expect(await od.function('stockOf', { ID: 4 }).execute()).toBe('9007199254740993');
   });
