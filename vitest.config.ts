@@ -11,6 +11,7 @@ export default defineConfig({
       '@sluice/oauth': src('oauth'),
       '@sluice/odata': src('odata'),
       '@sluice/redis': src('redis'),
+      '@sluice/queue': src('queue'),
       '@sluice/sink': src('sink'),
       '@sluice/testkit': src('testkit'),
     },

@@ -6,6 +6,7 @@ import { exportEntitySet, type ExportFlags } from './export.js';
 import { generateOptions, generateTypes, type GenerateFlags } from './generate.js';
 import { checkPartitionFlags, partitionOptions, type PartitionFlags } from './partition-flags.js';
 import { exportPartitioned } from './partitioned-export.js';
+import type { WorkerFlags } from './worker-command.js';
 import { FORMATS } from './formats.js';
 import { size } from './limits.js';
 import { removePendingFiles } from './output.js';
@@ -107,7 +108,7 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
     .action(async (service: string, set: string, _o, command: Command) => {
       const flags = flagsOf<ExportFlags & PartitionFlags>(command);
       checkPartitionFlags(flags);
-      const run = flags.partitions === undefined ? exportEntitySet : exportPartitioned;
+      const run = flags.partitions === undefined ? exportEntitySet : flags.queue === undefined ? exportPartitioned : (await import('./queue-export.js')).exportViaQueue;
       await run(service, set, flags, verboseOf(flags.verbose === true), signal);
     });
 
@@ -159,6 +160,19 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
     .action(async (source: string, _o, command: Command) => {
       const flags = flagsOf<GenerateFlags>(command);
       await generateTypes(source, flags, verboseOf(flags.verbose === true), signal);
+    });
+
+  connectionOptions(program.command('worker')
+    .description('read partitions that `sluice export --partitions N --queue <redis-url>` enqueued, until Ctrl-C')
+    .argument('<redis-url>', 'the Redis of the queue, such as redis://127.0.0.1:6379')
+    .option('--concurrency <k>', 'partitions read at once (default 1)', integer(1))
+    .option('--queue-name <name>', 'the BullMQ queue (default sluice-export)')
+    .option('--lock-duration <duration>', 'how long a dead worker holds its partition before another takes it (default 30s)', duration)
+    .option('--stalled-interval <duration>', 'how often to look for partitions of dead workers (default 30s)', duration)
+    .option('-q, --quiet', 'no line per partition'))
+    .action(async (redisURL: string, _o, command: Command) => {
+      const flags = flagsOf<WorkerFlags>(command);
+      await (await import('./worker-command.js')).runWorker(redisURL, flags, verboseOf(flags.verbose === true), signal);
     });
 
   queryOptions(program.command('url')

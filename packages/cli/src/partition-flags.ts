@@ -17,6 +17,7 @@ export interface PartitionFlags {
   rate?: number;
   burst?: number;
   queue?: string;
+  queueName?: string;
   wait?: boolean;
 }
 
@@ -41,7 +42,10 @@ export function partitionOptions(command: Command): Command {
     .addOption(new Option('--boundaries <how>', 'quantiles: $count + one read per boundary, even partitions; minmax: two reads, equal widths (integers)').choices(['quantiles', 'minmax']))
     .option('--parallel <k>', 'with --partitions: read k partitions at once (default 4), sharing the rate limit and token', positive(256))
     .option('--rate <n>', 'at most n requests per second in all (every partition, every worker)', rate)
-    .option('--burst <n>', 'with --rate: requests that may go at once after a quiet spell (default 1)', positive(10_000));
+    .option('--burst <n>', 'with --rate: requests that may go at once after a quiet spell (default 1)', positive(10_000))
+    .option('--queue <redis-url>', 'with --partitions: enqueue one BullMQ job per partition for `sluice worker` processes instead of reading here')
+    .option('--queue-name <name>', 'with --queue: the BullMQ queue (default sluice-export)')
+    .option('--wait', 'with --queue: follow the workers and exit with the outcome');
 }
 
 /** The core rate limit of `--rate`/`--burst`, if given. */
@@ -54,7 +58,7 @@ export function rateLimitOf(flags: PartitionFlags): RateLimitOptions | undefined
 export function checkPartitionFlags(flags: PartitionFlags & { out?: string; deltaState?: string; top?: number; skip?: number; orderby?: string }): void {
   const partitionOnly = [
     flags.partitionBy !== undefined && '--partition-by', flags.boundaries !== undefined && '--boundaries', flags.parallel !== undefined && '--parallel',
-    flags.queue !== undefined && '--queue', flags.wait === true && '--wait',
+    flags.queue !== undefined && '--queue', flags.queueName !== undefined && '--queue-name', flags.wait === true && '--wait',
   ].filter(Boolean);
   if (flags.partitions === undefined) {
     if (partitionOnly.length) throw new UsageError(`${partitionOnly.join(', ')} need${partitionOnly.length === 1 ? 's' : ''} --partitions`);

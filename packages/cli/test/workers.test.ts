@@ -1,0 +1,118 @@
+// sluice worker: 4 processes read a 16-partition export through BullMQ on a real redis-server, tokens from
+// oidc-provider; one worker is SIGKILLed in the middle of a partition, which another worker then rewrites.
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bearerAuthorizer, OIDC_CLIENTS, sluiceCLI, startODataServer, startOIDCProvider, startRedisServer,
+  type ODataTestServer, type OIDCProvider, type RedisTestServer, type SluiceCLI,
+} from '@sluice/testkit';
+import { closedPort } from './helpers.js';
+
+const PRODUCTS = 1600;
+const RATE = 20;
+const BURST = 5;
+let cli: SluiceCLI;
+let op: OIDCProvider;
+let srv: ODataTestServer;
+let redis: RedisTestServer;
+let dir: string;
+const workers: ChildProcess[] = [];
+
+beforeAll(async () => {
+  [cli, op, redis, dir] = await Promise.all([sluiceCLI(), startOIDCProvider(), startRedisServer(), mkdtemp(join(tmpdir(), 'sluice-workers-'))]);
+  srv = await startODataServer({ products: PRODUCTS, pageSize: 20, authorize: bearerAuthorizer(op.issuer) });
+}, 60_000);
+afterAll(async () => {
+  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+  await Promise.all([srv.close(), op.close(), redis.close()]);
+  await rm(dir, { recursive: true, force: true });
+});
+
+const credentials = (): Record<string, string> => ({ SLUICE_CLIENT_ID: OIDC_CLIENTS.service.clientId, SLUICE_CLIENT_SECRET: OIDC_CLIENTS.service.clientSecret, SLUICE_TOKEN_URL: op.tokenURL });
+
+/** A worker process and its stderr so far. */
+function startWorker(): { child: ChildProcess; stderr: () => string; ready: Promise<void> } {
+  const child = cli.spawn(['worker', redis.url, '--concurrency', '2', '--lock-duration', '2s', '--stalled-interval', '1s', '--verbose'], { env: { ...process.env, ...credentials() } });
+  workers.push(child);
+  let text = '';
+  let resolveReady!: () => void;
+  const ready = new Promise<void>((r) => { resolveReady = r; });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+    if (text.includes('waiting for partitions')) resolveReady();
+  });
+  child.stdout!.resume();
+  return { child, stderr: () => text, ready };
+}
+
+describe('sluice worker fleet', () => {
+  it('4 workers export 16 partitions; one SIGKILLed mid-partition: every record once, manifest complete, one token, the rate kept', async () => {
+    const fleet = [startWorker(), startWorker(), startWorker(), startWorker()];
+    await Promise.all(fleet.map((w) => w.ready));
+    const out = join(dir, 'fleet');
+    const grants = op.grants.length;
+    const mark = srv.requests.length;
+    const exporting = cli.run(['export', srv.v4, 'Products', '--partitions', '16', '--queue', redis.url, '--rate', String(RATE), '--burst', String(BURST), '--out', out, '--wait'], { env: credentials() });
+
+    // The victim: a worker that started a partition and has read a page of it since.
+    const victim = await new Promise<(typeof fleet)[number]>((resolve) => {
+      const timer = setInterval(() => {
+        const found = fleet.find((w) => / part-\d{5}\.ndjson \(.*\): started\n(.*\n)*.*Products\?.*-> 200/.test(w.stderr()));
+        if (found) {
+          clearInterval(timer);
+          resolve(found);
+        }
+      }, 20);
+    });
+    victim.child.kill('SIGKILL');
+
+    const r = await exporting;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/sluice: exported 1,600 records of Products in 16 partitions to .*_manifest\.json/);
+    expect(r.stderr).toContain('sluice: 16 of 16 partitions done');
+
+    const files = (await readdir(out)).sort();
+    expect(files).toEqual(['_manifest.json', ...Array.from({ length: 16 }, (_, i) => `part-${String(i + 1).padStart(5, '0')}.ndjson`)]);
+    const manifest = JSON.parse(await readFile(join(out, '_manifest.json'), 'utf8')) as { records: number; runner: string; partitions: { file: string; records: number }[] };
+    expect(manifest).toMatchObject({ records: PRODUCTS, runner: 'queue' });
+    const ids: number[] = [];
+    for (const p of manifest.partitions) {
+      const got = (await readFile(join(out, p.file), 'utf8')).split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { ID: number }).ID);
+      expect(got).toHaveLength(p.records);
+      ids.push(...got);
+    }
+    expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: PRODUCTS }, (_, i) => i + 1));
+
+    // The partitions the killed worker had started and not finished were written whole by the others.
+    const victimText = victim.stderr();
+    const started = [...victimText.matchAll(/ (part-\d{5}\.ndjson \(.*?\)): started\n/g)].map((m) => m[1]!);
+    const finished = (text: string, name: string): boolean => new RegExp(`${name.replace(/[().*]/g, '\\$&')}: \\d[\\d,]* records`).test(text);
+    const unfinished = started.filter((name) => !finished(victimText, name));
+    expect(unfinished.length).toBeGreaterThan(0);
+    const survivors = fleet.filter((w) => w !== victim).map((w) => w.stderr()).join('');
+    for (const name of unfinished) expect(finished(survivors, name), name).toBe(true);
+    expect(op.grants.length - grants).toBe(1);
+
+    const times = srv.requests.slice(mark).map((q) => q.at);
+    const perSecond = new Map<number, number>();
+    for (const t of times) perSecond.set(Math.floor((t - times[0]!) / 1000), (perSecond.get(Math.floor((t - times[0]!) / 1000)) ?? 0) + 1);
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(RATE + BURST);
+
+    for (const w of fleet.filter((x) => x !== victim)) {
+      const exited = new Promise((resolve) => w.child.once('exit', resolve));
+      w.child.kill('SIGTERM');
+      await exited;
+    }
+  }, 120_000);
+
+  it('refuses to enqueue when Redis is down: exit 1, nothing enqueued, no manifest', async () => {
+    const out = join(dir, 'down');
+    const r = await cli.run(['export', srv.v4, 'Products', '--partitions', '2', '--queue', `redis://127.0.0.1:${await closedPort()}`, '--out', out], { env: credentials() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/sluice: Redis at redis:\/\/127\.0\.0\.1:\d+ is not reachable \(.*ECONNREFUSED.*\); nothing was enqueued/);
+    expect(await readdir(out)).toEqual([]);
+  });
+});
