@@ -20,6 +20,7 @@ export const CALL_OPTION_KEYS = {
   batchUpdate: ['prefer', 'etag', 'headers'],
   batchDelete: ['etag', 'headers'],
   batchGet: ['headers'],
+  batchSend: [...REQUEST, 'format', 'maxOperations', 'dependsOnGroups'],
   poller: ['pollInterval', 'maxPolls', 'fetchResult'],
   signalOnly: ['signal'],
 } as const satisfies Record<string, readonly string[]>;

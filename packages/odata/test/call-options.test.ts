@@ -49,6 +49,7 @@ describe('per-call options', () => {
       [() => od.metadata(bad), 'metadata() on $metadata', 'signl'],
       [() => od.batch().get(od.from('Products'), { header: {} } as never), 'did you mean headers? (options of batch get() on Products)', 'header'],
       [() => od.batch().changeset((cs) => cs.update(od.from('Products').key(1), {}, { etga: '*' } as never)), 'changeset update() on Products(1)', 'etga'],
+      [() => od.batch().send({ maxOperation: 5 } as never), 'did you mean maxOperations? (options of send() on batch)', 'maxOperation'],
       [() => createAsyncPoller(od, 'Jobs(1)', { pollIntervall: 5 } as never), 'did you mean pollInterval? (options of createAsyncPoller())', 'pollIntervall'],
     ];
     for (const [call, text, option] of cases) {
@@ -78,5 +79,9 @@ describe('per-call options', () => {
     const { od, server } = await start();
     expect(await od.from('Products').list({ maxPageSize: 10, headers: { 'x-a': 'b' }, timeout: 5000 })).toEqual([]);
     expect(server.requests[0]?.headers['x-a']).toBe('b');
+    // BatchSendOptions has deadline (from WriteOptions): accepted, not refused as unknown.
+    const batch = od.batch();
+    batch.get(od.from('Products'));
+    expect(await batch.send({ deadline: 60_000 }).catch((e: unknown) => e)).not.toBeInstanceOf(ConfigError);
   });
 });

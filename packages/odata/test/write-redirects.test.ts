@@ -3,7 +3,7 @@
 // cases against node:http servers.
 import { startServer, type TestHandler, type TestServer } from '@sluice/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createODataClient, LogonRedirectError, ODataError, WriteRedirectError, type ODataClient } from '../src/index.js';
+import { createAsyncPoller, createODataClient, LogonRedirectError, ODataError, WriteRedirectError, type ODataClient } from '../src/index.js';
 
 const servers: TestServer[] = [];
 const clients: ODataClient[] = [];
@@ -138,5 +138,14 @@ describe('$batch and redirects', () => {
       expect(op.result.error).toBeInstanceOf(LogonRedirectError);
       expect((op.result.error as LogonRedirectError).location).toContain('/sap/public/bc/icf/logon');
     }
+  });
+});
+
+describe('async cancel and redirects', () => {
+  it('a DELETE of the status monitor answered 302 to a logon page is a LogonRedirectError, not a quiet success', async () => {
+    const server = await serve((_req, res) => { res.writeHead(302, { location: LOGON }); res.end(); });
+    const error = await createAsyncPoller(od(server), `${server.origin}/svc/$status/1`).cancel().then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(LogonRedirectError);
+    expect(server.requests.map((r) => r.method)).toEqual(['DELETE']);
   });
 });

@@ -1,7 +1,7 @@
 // od.batch(): collects reads and changesets, sends them as $batch requests of at most maxOperations
 // operations (changesets kept whole), and answers one result per operation in request order.
 import { checkCallOptions } from '../call-options.js';
-import { checkOptionKeys, ConfigError } from '@sluice/core';
+import { ConfigError } from '@sluice/core';
 import type { ODataProtocol } from '../protocol/types.js';
 import type { QueryBase } from '../query/base.js';
 import { EntityQuery } from '../query/entity.js';
@@ -31,7 +31,6 @@ export interface BatchSendOptions extends Omit<WriteOptions, 'tunnel'> {
   dependsOnGroups?: boolean;
 }
 
-const SEND_KEYS = ['format', 'maxOperations', 'signal', 'headers', 'timeout', 'dependsOnGroups'] as const;
 
 /**
  * Where an operation refers to an entity created earlier in the batch (`$1`, `$1/Lines`): in the same
@@ -241,7 +240,7 @@ export class Batch {
    * (ODataError, BatchFormatError, network errors).
    */
   async send(options: BatchSendOptions = {}): Promise<BatchResult[]> {
-    checkOptionKeys('', options, SEND_KEYS);
+    checkCallOptions('send()', 'batch', options, 'batchSend');
     const max = options.maxOperations ?? 100;
     if (!Number.isSafeInteger(max) || max < 1) throw new ConfigError('maxOperations', `must be an integer >= 1, got ${String(max)}`);
     const format = options.format ?? 'multipart';

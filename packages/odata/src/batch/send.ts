@@ -39,7 +39,7 @@ export async function sendBatch(
   // A failed request must not stop the others (OData 4.01 Part 1 section 8.2.8.3).
   if (protocol.version === '4.0') headers['prefer'] = format === 'json' ? 'continue-on-error' : 'odata.continue-on-error';
   const limits = host.writeSettings().limits ?? {};
-  const response = await exchangeWrite(host, { method: 'POST', url, headers, body, signal: options.signal, timeout: options.timeout, span: { type: 'batch' } });
+  const response = await exchangeWrite(host, { method: 'POST', url, headers, body, signal: options.signal, timeout: options.timeout, deadline: options.deadline, span: { type: 'batch' } });
   if (response.status >= 400) throw writeError(await toODataError(response));
   const type = response.headers.get('content-type');
   if (format === 'json') {

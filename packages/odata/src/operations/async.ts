@@ -1,5 +1,6 @@
 import { AbortError, Client, ConfigError, parseRetryAfter, redactURL, sleep, type SluiceResponse } from '@sluice/core';
 import { checkCallOptions } from '../call-options.js';
+import { isRedirectStatus, redirectError } from '../write/redirect.js';
 import type { ODataClient } from '../client.js';
 import { ForeignOriginError, type LinkKind } from '../links/policy.js';
 import { toODataError } from '../read/error-body.js';
@@ -171,6 +172,8 @@ export class AsyncPoller<T = unknown> {
     checkCallOptions('cancel()', undefined, options, 'signalOnly');
     const response = await this.http.request({ method: 'DELETE', path: this.statusURL, signal: options.signal, throwHttpErrors: false, context: spanContext({ type: 'async_cancel' }) });
     if (response.status >= 400) throw await toODataError(response);
+    // A redirect (a logon page once the session ended) is no answer to the DELETE: it was not applied.
+    if (isRedirectStatus(response.status)) throw await redirectError(response, response.headers.get('location') ?? undefined, 'the cancel request was not applied');
     await response.cancel();
   }
 
