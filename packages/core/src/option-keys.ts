@@ -14,7 +14,7 @@ import { ConfigError } from './errors.js';
  * @example
  * ```ts
  * checkOptionKeys('retry', { limit: 3 }, ['maxAttempts', 'waitBase'], { limit: 'maxAttempts' })
- * // ConfigError: retry.limit is not a known option; did you mean retry.maxAttempts?
+ * // ConfigError: retry.limit is not an option of retry; did you mean retry.maxAttempts?
  * ```
  */
 export function checkOptionKeys(
@@ -30,7 +30,8 @@ export function checkOptionKeys(
     const hint = suggestion === undefined
       ? `; known options: ${known.join(', ')}`
       : `; did you mean ${option === '' ? suggestion : `${option}.${suggestion}`}?`;
-    throw new ConfigError(path, `is not a known option${hint}`);
+    // A nested object names its parent: `retry.limit is not an option of retry; did you mean retry.maxAttempts?`
+    throw new ConfigError(path, `${option === '' ? 'is not a known option' : `is not an option of ${option}`}${hint}`);
   }
 }
 

@@ -152,11 +152,20 @@ export function checkHeaders(option: string, headers: unknown): Record<string, s
   return out;
 }
 
-/** Validates retry options, merged over `base`. */
+/** Every key of {@link RetryOptions}. */
+const RETRY_KEYS: readonly (keyof RetryOptions)[] = ['maxAttempts', 'waitBase', 'maxWait', 'retryableStatus', 'methods', 'retryOnNetworkError'];
+/** Names other HTTP clients use for the same retry settings. */
+const RETRY_HINTS: Readonly<Record<string, keyof RetryOptions>> = {
+  limit: 'maxAttempts', retries: 'maxAttempts', attempts: 'maxAttempts', maxRetries: 'maxAttempts', statusCodes: 'retryableStatus',
+  statuses: 'retryableStatus', delay: 'waitBase', minTimeout: 'waitBase', maxTimeout: 'maxWait', backoffLimit: 'maxWait',
+};
+
+/** Validates retry options (unknown keys refused with the nearest one), merged over `base`. */
 export function checkRetry(option: string, retry: unknown, base: RetryOptions): RetryOptions {
   if (retry === undefined) return base;
   if (retry === false) return { ...base, maxAttempts: 1 };
   if (retry === null || typeof retry !== 'object') throw new ConfigError(option, 'must be an object or false');
+  checkOptionKeys(option, retry, RETRY_KEYS, RETRY_HINTS);
   const merged = { ...base, ...(retry as Partial<RetryOptions>) };
   if (!isPositiveInt(merged.maxAttempts, 1)) throw new ConfigError(`${option}.maxAttempts`, `must be an integer >= 1, got ${String(merged.maxAttempts)}`);
   if (!isDuration(merged.waitBase) || merged.waitBase <= 0) throw new ConfigError(`${option}.waitBase`, `must be a number of ms > 0, got ${String(merged.waitBase)}`);

@@ -14,14 +14,14 @@ describe('checkOptionKeys', () => {
 
   it('suggests the nearest key for a typo, with the path of the nested object', () => {
     expect(() => checkOptionKeys('retry', { maxAttempt: 3 }, ['maxAttempts', 'waitBase'])).toThrow(
-      'retry.maxAttempt is not a known option; did you mean retry.maxAttempts?',
+      'retry.maxAttempt is not an option of retry; did you mean retry.maxAttempts?',
     );
     expect(() => checkOptionKeys('', { timout: 5 }, ['timeout', 'headers'])).toThrow('did you mean timeout?');
   });
 
   it('maps the names other libraries use to ours', () => {
     expect(() => checkOptionKeys('retry', { limit: 3 }, ['maxAttempts'], { limit: 'maxAttempts' })).toThrow(
-      'retry.limit is not a known option; did you mean retry.maxAttempts?',
+      'retry.limit is not an option of retry; did you mean retry.maxAttempts?',
     );
   });
 

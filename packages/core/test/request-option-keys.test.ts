@@ -30,6 +30,13 @@ describe('request options refuse unknown keys', () => {
     await expect(client.get('x', { retries: 2 } as never)).rejects.toThrow(/did you mean retry\?/);
   });
 
+  it("checks a request's nested retry object too, and sends nothing", async () => {
+    const before = server.requests.length;
+    await expect(client.get('x', { retry: { limit: 2 } } as never)).rejects.toThrow(/^retry\.limit is not an option of retry; did you mean retry\.maxAttempts\?/);
+    await expect(client.get('x', { retry: { statusCodes: [503] } } as never)).rejects.toThrow(/did you mean retry\.retryableStatus\?/);
+    expect(server.requests.length).toBe(before);
+  });
+
   it('rejects a key far from any option with the list of known ones, as a ConfigError', async () => {
     const error: unknown = await client.get('x', { zzzzzzzz: 1 } as never).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);

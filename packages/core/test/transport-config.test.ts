@@ -118,7 +118,7 @@ describe('bad TLS settings fail at construction, naming the problem and nothing 
 
   it('an unknown key, pointing to the insecure option by name', () => {
     const error = configError({ tls: { rejectUnauthorized: false } as never });
-    expect(error.message).toBe('tls.rejectUnauthorized is not a known option; did you mean tls.insecureSkipVerify?');
+    expect(error.message).toBe('tls.rejectUnauthorized is not an option of tls; did you mean tls.insecureSkipVerify?');
   });
 
   it('a minVersion Node would not accept as a floor', () => {

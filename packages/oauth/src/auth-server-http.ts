@@ -56,7 +56,12 @@ function ownTransport(option: AuthServerHTTPOptions['tokenTransport']): { transp
     return { transport: new UndiciTransport(option as UndiciTransportOptions), owned: true };
   } catch (error) {
     // Name the option as the user wrote it: tokenTransport.tls.cert, not tls.cert.
-    if (error instanceof ConfigError) throw new ConfigError(`tokenTransport.${error.option}`, error.message.slice(error.option.length + 1), { cause: error.cause });
+    if (error instanceof ConfigError) {
+      // Paths inside the problem too: "is not an option of tls; did you mean tls.insecureSkipVerify?".
+      const top = error.option.split('.')[0]!;
+      const problem = error.message.slice(error.option.length + 1).replaceAll(` ${top}`, ` tokenTransport.${top}`);
+      throw new ConfigError(`tokenTransport.${error.option}`, problem, { cause: error.cause });
+    }
     throw error;
   }
 }

@@ -78,7 +78,10 @@ function resolveTokenRetry(value: OAuth2Options['tokenRetry']): TokenRetry {
 export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth2Plugin {
   const resolved = resolveConfig(config, options);
   if (options.onTokenEvent !== undefined && typeof options.onTokenEvent !== 'function') throw new ConfigError('onTokenEvent', 'must be a function');
-  if (options.refreshRetry !== undefined) checkOptionKeys('refreshRetry', options.refreshRetry, ['waitBase', 'maxWait']);
+  if (options.refreshRetry !== undefined) {
+    if (options.refreshRetry === null || typeof options.refreshRetry !== 'object') throw new ConfigError('refreshRetry', 'must be an object');
+    checkOptionKeys('refreshRetry', options.refreshRetry, ['waitBase', 'maxWait'], { base: 'waitBase', delay: 'waitBase', max: 'maxWait', maxDelay: 'maxWait' });
+  }
   const waitBase = options.refreshRetry?.waitBase ?? 1000;
   const maxWait = options.refreshRetry?.maxWait ?? Math.max(30_000, waitBase);
   if (!(waitBase > 0) || !(maxWait >= waitBase)) throw new ConfigError('refreshRetry', 'needs waitBase > 0 and maxWait >= waitBase (ms)');

@@ -168,6 +168,9 @@ describe('unknown option keys', () => {
   it('refuses a misspelt option and a misspelt nested key', () => {
     expect(() => oauth2({ ...base, refreshBufer: 10 } as unknown as OAuth2Config)).toThrow(/refreshBufer is not a known option; did you mean refreshBuffer/);
     expect(() => oauth2(base, { timout: 5 } as unknown as OAuth2Options)).toThrow(/timout is not a known option; did you mean timeout/);
-    expect(() => oauth2(base, { tokenRetry: { limit: 2 } } as unknown as OAuth2Options)).toThrow(/tokenRetry.limit is not a known option; did you mean tokenRetry.maxAttempts/);
+    expect(() => oauth2(base, { tokenRetry: { limit: 2 } } as unknown as OAuth2Options)).toThrow(/tokenRetry.limit is not an option of tokenRetry; did you mean tokenRetry.maxAttempts/);
+    expect(() => oauth2(base, { refreshRetry: { maxDelay: 5000 } } as unknown as OAuth2Options)).toThrow('refreshRetry.maxDelay is not an option of refreshRetry; did you mean refreshRetry.maxWait?');
+    expect(() => oauth2(base, { tokenTransport: { tsl: {} } } as unknown as OAuth2Options)).toThrow(/tokenTransport\.tsl is not an option of tokenTransport; did you mean tokenTransport\.tls\?/);
+    expect(() => oauth2(base, { tokenTransport: { tls: { rejectUnauthorized: false } } } as unknown as OAuth2Options)).toThrow(/rejectUnauthorized is not an option of tokenTransport\.tls; did you mean tokenTransport\.tls\.insecureSkipVerify\?/);
   });
 });

@@ -109,7 +109,7 @@ describe('tokenTransport', () => {
   });
 
   it('refuses unknown keys with a hint', () => {
-    expect(() => oauth2(mtlsService(), { tokenTransport: { proxi: false } as never })).toThrow('tokenTransport.proxi is not a known option; did you mean tokenTransport.proxy?');
+    expect(() => oauth2(mtlsService(), { tokenTransport: { proxi: false } as never })).toThrow('tokenTransport.proxi is not an option of tokenTransport; did you mean tokenTransport.proxy?');
   });
 });
 

@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.js';
+import { checkOptionKeys } from '../option-keys.js';
 
 /** State of one origin's circuit. */
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -176,8 +177,22 @@ export const RESILIENCE_DEFAULTS = Object.freeze({
   pauseOnRetryAfter: Object.freeze({ maxPause: 60_000 }),
 });
 
-function objectOption(option: string, value: unknown): Record<string, unknown> {
+/** The keys each resilience object accepts, and the names other libraries use for them. */
+const KEYS = {
+  rateLimit: { known: ['requestsPerSecond', 'burst', 'maxQueue', 'failFast'], hints: { rps: 'requestsPerSecond', perSecond: 'requestsPerSecond', limit: 'requestsPerSecond', queueSize: 'maxQueue' } },
+  circuitBreaker: {
+    known: ['consecutiveFailures', 'failureRatio', 'minimumRequests', 'window', 'openDuration', 'halfOpenProbes', 'onStateChange'],
+    hints: { threshold: 'consecutiveFailures', failureThreshold: 'consecutiveFailures', resetTimeout: 'openDuration', timeout: 'openDuration', volumeThreshold: 'minimumRequests', errorThresholdPercentage: 'failureRatio' },
+  },
+  retryBudget: { known: ['ratio', 'minRetriesPerSecond', 'window'], hints: { percent: 'ratio', budget: 'ratio' } },
+  bulkhead: { known: ['maxConcurrent', 'maxQueue'], hints: { concurrency: 'maxConcurrent', limit: 'maxConcurrent', maxConcurrency: 'maxConcurrent', queueSize: 'maxQueue' } },
+  pauseOnRetryAfter: { known: ['maxPause'], hints: { max: 'maxPause', maxWait: 'maxPause' } },
+} as const;
+
+/** A resilience object option, its keys checked like the top level (a typo is a ConfigError naming the path). */
+function objectOption(option: keyof typeof KEYS, value: unknown): Record<string, unknown> {
   if (value === null || typeof value !== 'object') throw new ConfigError(option, 'must be an object or false');
+  checkOptionKeys(option, value, KEYS[option].known, KEYS[option].hints);
   return value as Record<string, unknown>;
 }
 

@@ -127,6 +127,10 @@ export function resolveProxy(option: string, proxy: unknown, env: NodeJS.Process
     const server = parseProxyURL(option, proxy);
     return { http: server, https: server, bypass: { hosts: [], ranges: undefined } };
   }
+  if (proxy !== null && typeof proxy === 'object') {
+    // undici's ProxyAgent takes { uri, token }; here the URL itself is the option.
+    throw new ConfigError(option, `must be 'env', a proxy URL or false, got an object (keys: ${Object.keys(proxy).join(', ') || 'none'}); give the URL itself, credentials in it: 'http://user:password@proxy:3128'`);
+  }
   throw new ConfigError(option, `must be 'env', a proxy URL or false, got ${typeof proxy}`);
 }
 
