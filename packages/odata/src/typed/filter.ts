@@ -1,6 +1,6 @@
 import type { Expr } from '../query/filter.js';
 import type { LiteralValue } from '../query/literal.js';
-import type { DateEdm, FilterValue, NavManyName, NavTarget, NumericEdm, PropName, PropOfEdm, TimeEdm } from './names.js';
+import type { DateEdm, FilterPath, NavManyName, NavTarget, NumericEdm, PathValue, PropOfEdm, TimeEdm } from './names.js';
 import type { EntityTypeSpec } from './spec.js';
 
 /**
@@ -8,7 +8,8 @@ import type { EntityTypeSpec } from './spec.js';
  * the entity type's spec): property names are checked, a comparison takes the property's value type,
  * string functions take only `Edm.String` properties, date and time parts only date and time types,
  * arithmetic only numbers, `any`/`all` only to-many navigation properties (their predicate typed by the
- * target). Paths through navigation (`Category/Name`) are not offered: use `any`/`all`, or `raw()`.
+ * target). Comparisons, null checks, `in` and `prop` also take a property through a to-one navigation
+ * (`'Category/Name'`, one level); deeper paths through `raw()`.
  *
  * @example
  * ```ts
@@ -17,24 +18,24 @@ import type { EntityTypeSpec } from './spec.js';
  * ```
  */
 export interface TypedFilterBuilder<E extends EntityTypeSpec> {
-  /** A property reference. */
-  prop(path: PropName<E>): Expr;
+  /** A property reference (a name, or `Nav/Name` through a to-one navigation). */
+  prop(path: FilterPath<E>): Expr;
   /** A literal value (usually implicit). */
   value(value: LiteralValue): Expr;
   /** A raw expression written by hand; you are responsible for its syntax and its literals. */
   raw(text: string): Expr;
 
-  /** `a eq b` */ eq<K extends PropName<E>>(a: K, b: FilterValue<E, K> | Expr): Expr;
+  /** `a eq b` */ eq<K extends FilterPath<E>>(a: K, b: PathValue<E, K> | Expr): Expr;
   /** `a eq b` on an expression */ eq(a: Expr, b: LiteralValue | Expr): Expr;
-  /** `a ne b` */ ne<K extends PropName<E>>(a: K, b: FilterValue<E, K> | Expr): Expr;
+  /** `a ne b` */ ne<K extends FilterPath<E>>(a: K, b: PathValue<E, K> | Expr): Expr;
   /** `a ne b` on an expression */ ne(a: Expr, b: LiteralValue | Expr): Expr;
-  /** `a lt b` */ lt<K extends PropName<E>>(a: K, b: FilterValue<E, K> | Expr): Expr;
+  /** `a lt b` */ lt<K extends FilterPath<E>>(a: K, b: PathValue<E, K> | Expr): Expr;
   /** `a lt b` on an expression */ lt(a: Expr, b: LiteralValue | Expr): Expr;
-  /** `a le b` */ le<K extends PropName<E>>(a: K, b: FilterValue<E, K> | Expr): Expr;
+  /** `a le b` */ le<K extends FilterPath<E>>(a: K, b: PathValue<E, K> | Expr): Expr;
   /** `a le b` on an expression */ le(a: Expr, b: LiteralValue | Expr): Expr;
-  /** `a gt b` */ gt<K extends PropName<E>>(a: K, b: FilterValue<E, K> | Expr): Expr;
+  /** `a gt b` */ gt<K extends FilterPath<E>>(a: K, b: PathValue<E, K> | Expr): Expr;
   /** `a gt b` on an expression */ gt(a: Expr, b: LiteralValue | Expr): Expr;
-  /** `a ge b` */ ge<K extends PropName<E>>(a: K, b: FilterValue<E, K> | Expr): Expr;
+  /** `a ge b` */ ge<K extends FilterPath<E>>(a: K, b: PathValue<E, K> | Expr): Expr;
   /** `a ge b` on an expression */ ge(a: Expr, b: LiteralValue | Expr): Expr;
 
   /** `a add b` */ add(a: PropOfEdm<E, NumericEdm> | Expr, b: number | bigint | LiteralValue | Expr): Expr;
@@ -43,13 +44,13 @@ export interface TypedFilterBuilder<E extends EntityTypeSpec> {
   /** `a div b` */ div(a: PropOfEdm<E, NumericEdm> | Expr, b: number | bigint | LiteralValue | Expr): Expr;
   /** `a mod b` */ mod(a: PropOfEdm<E, NumericEdm> | Expr, b: number | bigint | LiteralValue | Expr): Expr;
 
-  /** `a eq null` */ isNull(a: PropName<E> | Expr): Expr;
-  /** `a ne null` */ isNotNull(a: PropName<E> | Expr): Expr;
+  /** `a eq null` */ isNull(a: FilterPath<E> | Expr): Expr;
+  /** `a ne null` */ isNotNull(a: FilterPath<E> | Expr): Expr;
   /** All of `parts`. */ and(...parts: Expr[]): Expr;
   /** Any of `parts`. */ or(...parts: Expr[]): Expr;
   /** `not (e)` */ not(e: Expr): Expr;
   /** `a in (v1, v2, …)` (v4; an `or` of equalities in v2). */
-  in<K extends PropName<E>>(a: K, values: readonly (FilterValue<E, K> | Expr)[]): Expr;
+  in<K extends FilterPath<E>>(a: K, values: readonly (PathValue<E, K> | Expr)[]): Expr;
 
   /** `contains(a,'x')` (v2: `substringof`). */ contains(a: PropOfEdm<E, 'Edm.String'> | Expr, text: string | Expr): Expr;
   /** `startswith(a,'x')` */ startswith(a: PropOfEdm<E, 'Edm.String'> | Expr, text: string | Expr): Expr;

@@ -36,6 +36,19 @@ export type NavOneName<E extends EntityTypeSpec> = { [N in keyof E['nav']]: E['n
 /** Navigation property names that lead to a collection (`many: true`). */
 export type NavManyName<E extends EntityTypeSpec> = { [N in keyof E['nav']]: E['nav'][N] extends { many: true } ? N : never }[keyof E['nav']] & string;
 
+/** A property of a to-one navigation target, as a filter or `$orderby` path: `'Category/Name'` (one level). */
+export type NavPath<E extends EntityTypeSpec> = { [N in NavOneName<E>]: `${N}/${PropName<NavTarget<E, N>>}` }[NavOneName<E>];
+
+/** What a filter comparison or `orderBy` takes: a property name, or a property through a to-one navigation. */
+export type FilterPath<E extends EntityTypeSpec> = PropName<E> | NavPath<E>;
+
+/** The values path `P` compares with: {@link FilterValue} of the property (or `null` too through a navigation, which may be absent). */
+export type PathValue<E extends EntityTypeSpec, P extends string> = P extends PropName<E>
+  ? FilterValue<E, P>
+  : P extends `${infer N}/${infer K}`
+    ? N extends NavOneName<E> ? (K extends PropName<NavTarget<E, N>> ? FilterValue<NavTarget<E, N>, K> | null : never) : never
+    : never;
+
 /** The target entity type of navigation property `N`. */
 export type NavTarget<E extends EntityTypeSpec, N extends NavName<E>> = E['nav'][N] extends { target: infer T extends EntityTypeSpec } ? T : never;
 
@@ -49,7 +62,7 @@ export type NavValue<E extends EntityTypeSpec, N extends NavName<E>, Row> = E['n
 export type Selected<E extends EntityTypeSpec, Sel extends string> = [Sel] extends [never] ? E['props'] : Pick<E['props'], Sel & keyof E['props']>;
 
 /** An `$orderby` item: a property name, optionally with ` asc` or ` desc`. */
-export type OrderItem<E extends EntityTypeSpec> = PropName<E> | `${PropName<E>} ${'asc' | 'desc'}`;
+export type OrderItem<E extends EntityTypeSpec> = FilterPath<E> | `${FilterPath<E>} ${'asc' | 'desc'}`;
 
 /** A key value as `key()` takes it: `{ name: value }` (any key), or the bare value for a single-property key. */
 export type KeyArg<E extends EntityTypeSpec> = KeyObject<E['key']> | SingleKey<E['key']>;

@@ -53,6 +53,8 @@ describe('typed client against the testkit OData server, model given ahead', () 
     expect(category.ID).toBe(product.CategoryID);
     const inCategory = await od.from('Categories').key(category.ID).navMany('Products').select('ID').list();
     expect(inCategory.map((p) => p.ID)).toContain(2);
+    const inCategoryByName = await od.from('Products').filter((f) => f.eq('Category/Name', category.Name)).select('ID').orderBy('Category/Name', 'ID').list();
+    expect(inCategoryByName.map((p) => p.ID)).toEqual(inCategory.map((p) => p.ID).sort((a, b) => a - b));
     const item = await od.from('OrderItems').key({ OrderID: 2, ItemNo: 'B' }).get();
     expect(item).toMatchObject({ OrderID: 2, ItemNo: 'B' });
     expect(overhead(start)).toEqual([]);

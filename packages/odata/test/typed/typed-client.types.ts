@@ -41,6 +41,16 @@ export async function typedReads(od: TypedODataClient<DemoService>): Promise<voi
   od.from('Categories').filter((f) => f.any('Products', 'p', (p) => p.lt('Price', 5)));
   // @ts-expect-error "Colour"
   od.from('Products').filter((f) => f.eq('Colour', 'red'));
+  // Through a to-one navigation, one level: names and values of the target.
+  od.from('Products').filter((f) => f.and(f.eq('Category/Name', 'Beverages'), f.isNotNull('Category/ID'))).orderBy('Category/Name desc', 'ID');
+  // @ts-expect-error "Argument of type '5'"
+  od.from('Products').filter((f) => f.eq('Category/Name', 5));
+  // @ts-expect-error "Category/Colour"
+  od.from('Products').filter((f) => f.eq('Category/Colour', 'x'));
+  // @ts-expect-error "Products/Name"
+  od.from('Categories').filter((f) => f.eq('Products/Name', 'x'));
+  // @ts-expect-error "Category/Colour"
+  od.from('Products').orderBy('Category/Colour');
   // @ts-expect-error "number"
   od.from('Products').filter((f) => f.eq('Name', 5));
   // @ts-expect-error "string"
