@@ -14,6 +14,8 @@ export const GOLDEN: readonly Golden[] = [
   { name: 'trippin', metadata: 'fixtures/trippin/trippin.xml' },
   { name: 'features-v4', metadata: 'fixtures/handmade/features-v4.xml' },
   { name: 'features-v2', metadata: 'fixtures/handmade/features-v2.xml' },
+  { name: 'testkit-v4', metadata: 'fixtures/testkit/v4.xml' },
+  { name: 'testkit-v2', metadata: 'fixtures/testkit/v2.xml' },
   { name: 'features-v2-dates', metadata: 'fixtures/handmade/features-v2.xml', options: { dates: 'Date', largeNumbers: 'number', only: ['A_SalesOrderItem', 'ReleaseOrder'] } },
 ];
 
