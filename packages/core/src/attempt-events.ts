@@ -1,5 +1,5 @@
 import type { EventSink } from './events.js';
-import type { PluginRequest } from './plugin.js';
+import type { PluginRequest } from './types.js';
 import type { Attempt } from './request-options.js';
 import { redactText, redactURL } from './redact.js';
 

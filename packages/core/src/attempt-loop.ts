@@ -3,7 +3,7 @@ import { abortErrorFor, DeadlineError } from './deadline.js';
 import { NetworkError, RedirectError, SluiceError, TimeoutError } from './errors.js';
 import type { EventSink } from './events.js';
 import type { KnownSecrets } from './known-secrets.js';
-import type { ResolvedOptions } from './options.js';
+import type { ResolvedOptions } from './types.js';
 import { redactURL } from './redact.js';
 import { nextHop, REDIRECT_STATUSES } from './redirect.js';
 import type { Attempt } from './request-options.js';

@@ -6,10 +6,9 @@ import { toHttpError } from './error-body.js';
 import { AbortError, ConfigError, HttpError, SluiceError } from './errors.js';
 import { EventSink } from './events.js';
 import { KnownSecrets } from './known-secrets.js';
-import { checkHeaders, checkMaxRedirects, checkRetry, checkTimeout, resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
-import type { Plugin, PluginRequest } from './plugin.js';
+import { checkHeaders, checkMaxRedirects, checkRetry, checkTimeout, resolveOptions } from './options.js';
 import { redactHeaders, redactURL, REDACTED } from './redact.js';
-import { checkRequestKeys, nextRequestId, type Attempt, type RequestOptions, type ShortcutOptions } from './request-options.js';
+import { checkRequestKeys, nextRequestId, type Attempt } from './request-options.js';
 import type { SluiceResponse } from './response.js';
 import { Bulkhead } from './resilience/bulkhead.js';
 import type { CircuitState } from './resilience/circuit-breaker.js';
@@ -20,7 +19,9 @@ import { ABSOLUTE, joinAPI, splitBase, strategyFor, type ResolutionStrategy, typ
 import { resolveReference } from './url/rfc3986.js';
 import { toTarget } from './url/target.js';
 
-export type { RequestOptions, ShortcutOptions } from './request-options.js';
+import type { ClientOptions, Plugin, PluginClient, PluginRequest, RequestOptions, ResolvedOptions, ShortcutOptions } from './types.js';
+
+export type { RequestOptions, ShortcutOptions } from './types.js';
 
 const NO_OPTIONS: RequestOptions = Object.freeze({});
 const INSPECT = Symbol.for('nodejs.util.inspect.custom');
@@ -67,7 +68,7 @@ function isPlainRelative(path: string): boolean {
  * await client.close()
  * ```
  */
-export class Client {
+export class Client implements PluginClient {
   private readonly config: ResolvedOptions;
   private shown: Readonly<ResolvedOptions> | undefined;
   /** Where the client's events go (the `onEvent` option is its first listener); plugins and OData emit here too. */

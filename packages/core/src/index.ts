@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export { Client, createClient, type RequestOptions, type ShortcutOptions } from './client.js';
-export type { ClientOptions, ResolvedOptions, HeadersInput } from './options.js';
+export type { ClientOptions, ResolvedOptions, HeadersInput, Plugin, PluginRequest, PluginVerdict, PluginClient } from './types.js';
 export { DeadlineError, abortErrorFor, type DeadlineInit } from './deadline.js';
 export { readErrorBody, errorResponseInit, type ErrorBody } from './error-body.js';
 export { checkOptionKeys } from './option-keys.js';
@@ -18,7 +18,6 @@ export {
 } from './errors.js';
 export { SluiceResponse, type BodyWatch, type SluiceResponseInit } from './response.js';
 export { ResponseHeaders } from './headers.js';
-export type { Plugin, PluginRequest, PluginVerdict } from './plugin.js';
 export { DEFAULT_RETRY, backoffDelay, parseRetryAfter, type RetryOptions } from './retry.js';
 export { sleep } from './sleep.js';
 export {

@@ -1,111 +1,11 @@
 import { checkDeadline } from './deadline.js';
 import { ConfigError } from './errors.js';
 import { checkOptionKeys } from './option-keys.js';
-import type { SluiceEventListener } from './events.js';
-import type { Plugin } from './plugin.js';
+import type { ClientOptions, ResolvedOptions } from './types.js';
 import { CREDENTIAL_HEADERS } from './redact.js';
-import {
-  resolveResilience, type BulkheadOptions, type CircuitBreakerOptions, type PauseOnRetryAfterOptions, type RateLimiter, type RateLimitOptions,
-  type ResolvedResilience, type RetryBudgetOptions,
-} from './resilience/options.js';
+import { resolveResilience } from './resilience/options.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry.js';
-import type { ProxyOption } from './transport/proxy.js';
-import type { TLSOptions } from './transport/tls.js';
-import type { Transport } from './transport/types.js';
 import { URLNormalization } from './url/resolve.js';
-
-/**
- * Options of {@link createClient}. Every option is checked at construction; a bad one throws
- * {@link ConfigError} naming it.
- *
- * @example
- * ```ts
- * const client = createClient({
- *   baseURL: 'https://api.example.com/v1',
- *   timeout: 10_000,
- *   retry: { maxAttempts: 4, waitBase: 250 },
- *   headers: { accept: 'application/json' },
- * })
- * ```
- */
-export interface ClientOptions {
-  /** Base URL that request paths are resolved against (http or https, no credentials in it). */
-  baseURL?: string;
-  /** How paths join the base (SPEC 4.3). Default `URLNormalization.Auto`. */
-  urlNormalization?: URLNormalization;
-  /**
-   * Per-attempt timeout in ms: the longest wait for response headers, and then the longest silence
-   * between two body chunks. `false` disables it. Default 30000. See `deadline` for a total limit.
-   */
-  timeout?: number | false;
-  /**
-   * Total time in ms for each request: every attempt, retry wait, queue wait, redirect and the body read
-   * together. Past it the request fails with {@link DeadlineError} and no retry starts whose wait would pass
-   * it. A request's own `deadline` wins. Default `false` (none).
-   */
-  deadline?: number | false;
-  /** Retry settings merged over {@link DEFAULT_RETRY}; `false` disables retrying. */
-  retry?: Partial<RetryOptions> | false;
-  /** Headers sent with every request (a request's own headers win): a record, `Headers` or `[name, value]` pairs. */
-  headers?: HeadersInput;
-  /**
-   * Header names (besides {@link CREDENTIAL_HEADERS}) that carry credentials: stripped on every redirect
-   * that leaves the origin, sent from the default `headers` only to the base URL's origin, and shown
-   * redacted in `client.options`.
-   */
-  sensitiveHeaders?: readonly string[];
-  /** Plugins, in the order their hooks run. */
-  plugins?: readonly Plugin[];
-  /** The transport; default a new {@link UndiciTransport} owned by this client (with `proxy` and `tls`). */
-  transport?: Transport;
-  /**
-   * Proxy of the default transport: `'env'` (default) honours `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY`;
-   * a URL (credentials allowed, never shown); `false` for direct connections. See NETWORK.md.
-   */
-  proxy?: ProxyOption;
-  /** TLS settings of the default transport: custom CAs, client certificate (mTLS), SNI, lowest version. See NETWORK.md. */
-  tls?: TLSOptions;
-  /** Most redirects followed for GET, HEAD and OPTIONS. `0` returns 3xx responses as they are. Default 10. */
-  maxRedirects?: number;
-  /** Throw {@link HttpError} for statuses 400 and above. Default true. */
-  throwHttpErrors?: boolean;
-  /** Largest body `json()`, `text()` and `bytes()` will buffer, in bytes. Default 64 MiB. */
-  maxResponseBytes?: number;
-  /**
-   * Client-side token-bucket rate limit over every attempt, or a {@link RateLimiter} of your own (such as
-   * a budget shared between processes). Default off. See RESILIENCE.md.
-   */
-  rateLimit?: RateLimitOptions | RateLimiter | false;
-  /** Per-origin circuit breaker; `true` uses the defaults. Default off. See RESILIENCE.md. */
-  circuitBreaker?: CircuitBreakerOptions | boolean;
-  /** Client-wide cap on retries (20 % of recent requests + 10/s). Default on; `false` disables. */
-  retryBudget?: RetryBudgetOptions | boolean;
-  /** Cap on concurrent requests, with a bounded wait queue. Default off. */
-  bulkhead?: BulkheadOptions | false;
-  /** Pause an origin for every caller after a 429/503 with `Retry-After` (at most 60 s). Default on. */
-  pauseOnRetryAfter?: PauseOnRetryAfterOptions | boolean;
-  /** Receives the client's events (see {@link SluiceEventMap}); more listeners with `client.events.on()`. */
-  onEvent?: SluiceEventListener;
-}
-
-/** Options after validation and defaults. */
-export interface ResolvedOptions {
-  baseURL: string | undefined;
-  urlNormalization: URLNormalization;
-  timeout: number | false;
-  deadline: number | false;
-  retry: RetryOptions;
-  headers: Record<string, string>;
-  /** Every credential header name, lower-case: {@link CREDENTIAL_HEADERS} plus `sensitiveHeaders`. */
-  sensitiveHeaders: readonly string[];
-  plugins: readonly Plugin[];
-  maxRedirects: number;
-  throwHttpErrors: boolean;
-  maxResponseBytes: number;
-  /** Rate limit, breaker, retry budget, bulkhead and pause settings; `undefined` entries are off. */
-  resilience: ResolvedResilience;
-  onEvent: SluiceEventListener | undefined;
-}
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -116,12 +16,6 @@ function isPositiveInt(value: unknown, min: number): value is number {
 function isDuration(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
-
-/**
- * Headers as a caller may give them: a `Headers` instance, `[name, value]` pairs (or any iterable of
- * them, such as a `Map`), or a record whose `undefined` values are skipped.
- */
-export type HeadersInput = Headers | Iterable<readonly [string, string]> | Readonly<Record<string, string | undefined>>;
 
 /**
  * Validates headers given in any {@link HeadersInput} shape into one record with lower-case names; values

@@ -2,7 +2,7 @@ import type { Histogram, MeterProvider, Span, Tracer, TracerProvider } from '@op
 import type { Client } from './client.js';
 import { ConfigError } from './errors.js';
 import type { SluiceEvent } from './events.js';
-import type { Plugin, PluginRequest } from './plugin.js';
+import type { Plugin, PluginRequest } from './types.js';
 import type { KnownSecrets } from './known-secrets.js';
 import { spanURL } from './redact.js';
 import { contextSpanAttributes, type SpanAttributes } from './span-attributes.js';

@@ -1,4 +1,4 @@
-import type { PluginRequest } from './plugin.js';
+import type { PluginRequest } from './types.js';
 
 /** Values a span attribute may take (OpenTelemetry's primitive `AttributeValue`s). */
 export type SpanAttributeValue = string | number | boolean;

@@ -1,7 +1,7 @@
 import type { Client } from '../client.js';
 import { AbortError, ConfigError } from '../errors.js';
 import { checkOptionKeys } from '../option-keys.js';
-import type { Plugin, PluginRequest, PluginVerdict } from '../plugin.js';
+import type { Plugin, PluginRequest, PluginVerdict } from '../types.js';
 import { redactURL } from '../redact.js';
 import type { SluiceResponse } from '../response.js';
 import { CookieStore } from './cookie-store.js';
