@@ -23,6 +23,7 @@ const suites: string[] = [
   './odata-peers.ts',
   './typed-client.ts',
   './cli-export.ts',
+  './partitions.ts',
   './redis.ts',
 ];
 
