@@ -69,6 +69,8 @@ describe.each(['4.0', '2.0'] as const)('write redirects, OData %s', (version) =>
       expect(e.location).toContain('/sap/public/bc/icf/logon');
       expect(e.location).not.toContain('secret');
       expect(e.message).not.toContain('secret');
+      expect(e.headers['location']).toContain('/sap/public/bc/icf/logon');
+      expect(JSON.stringify(e.headers)).not.toContain('secret');
       expect(e.code).toBeUndefined();
     }
     expect(server.requests).toHaveLength(4);

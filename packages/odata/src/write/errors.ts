@@ -55,7 +55,8 @@ export class WriteRedirectError extends ODataError {
   /** The redirect's `Location`, resolved against the request URL and redacted; undefined when there was none. */
   readonly location: string | undefined;
   constructor(error: HttpError, location: string | undefined, why: string) {
-    super(initOf(error));
+    const headers = error.headers['location'] === undefined ? error.headers : { ...error.headers, location: redactURL(error.headers['location']) };
+    super({ ...initOf(error), headers });
     this.location = location === undefined ? undefined : redactURL(location);
     this.message = `${this.method} ${this.url} was answered ${this.status} (redirect${this.location === undefined ? ' without a Location' : ` to ${this.location}`}): ${why}`;
   }
