@@ -45,7 +45,7 @@ export type { TypedQuery, TypedEntity, TypedExpandOptions, TypedActionCall, Type
 export type { TypedFilterBuilder } from './typed/filter.js';
 export type {
   PropName, PropOfEdm, NumericEdm, DateEdm, TimeEdm, FilterValue, NavName, NavOneName, NavManyName, NavTarget, SpecOf, NavValue, Selected, OrderItem, KeyArg,
-  CreateInput, UpdateInput, Operation, ParamsArg, ExtraFilterValue, KeyObject, SingleKey,
+  CreateInput, UpdateInput, Operation, ParamsArg, ExtraFilterValue, KeyObject, SingleKey, NavPath, FilterPath, PathValue,
 } from './typed/names.js';
 export { BatchFormatError } from './batch/errors.js';
 export { Batch, Changeset, BatchOperation, BatchRef, type BatchSendOptions, type BatchTarget } from './batch/batch.js';
