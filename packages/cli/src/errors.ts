@@ -1,4 +1,4 @@
-import { ConfigError, HttpError, NetworkError, SluiceError, TimeoutError } from '@sluice/core';
+import { ConfigError, HttpError, NetworkError, SluiceError, TimeoutError, type KnownSecrets } from '@sluice/core';
 import { MetadataParseError, PageError, ResponseSizeError } from '@sluice/odata';
 import { attemptsTo } from './attempts.js';
 import { describeSizeLimit } from './limits.js';
@@ -78,8 +78,24 @@ function hintFor(error: unknown): string | undefined {
   return undefined;
 }
 
-/** The one line printed for a failure (messages of sluice errors never carry secrets). */
+let printedSecrets: KnownSecrets | undefined;
+
+/**
+ * The known secrets of the service a command opened (its client's `secrets`: the auth flags' token,
+ * password and client secret, and the tokens obtained): every error line printed is scrubbed of them,
+ * also for an error built outside the client.
+ */
+export function scrubPrintedErrors(secrets: KnownSecrets): void {
+  printedSecrets = secrets;
+}
+
+/** The one line printed for a failure (messages of sluice errors never carry secrets; known secrets are scrubbed again). */
 export function describeError(error: unknown): string {
+  const line = describeErrorLine(error);
+  return printedSecrets?.scrub(line) ?? line;
+}
+
+function describeErrorLine(error: unknown): string {
   const size = error instanceof ResponseSizeError ? error : error instanceof PageError && error.cause instanceof ResponseSizeError ? error.cause : undefined;
   if (size !== undefined) {
     const { message, hint } = describeSizeLimit(size);

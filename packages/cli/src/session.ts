@@ -2,7 +2,7 @@ import { describeRequest, type Plugin, type RateLimiter, type RateLimitOptions, 
 import type { TokenCache } from '@sluice/oauth';
 import { createODataClient, type ODataClient } from '@sluice/odata';
 import { authHttpOptions, authSecrets, resolveAuth, type AuthFlags, type AuthPlan } from './auth.js';
-import { UsageError } from './errors.js';
+import { scrubPrintedErrors, UsageError } from './errors.js';
 import { countAttempt } from './attempts.js';
 import { noteActivity } from './exit-guard.js';
 import { DEFAULT_MAX_METADATA_BYTES, DEFAULT_MAX_RECORD_BYTES } from './limits.js';
@@ -68,7 +68,7 @@ function describeEvent(event: SluiceEvent): string {
 function requestLog(terminal: Terminal): Plugin {
   return {
     name: 'sluice-cli-verbose',
-    onResponse: (response, request) => { terminal.debug(`${describeRequest(request.method, request.url)} -> ${response.status}`); },
+    onResponse: (response, request, client) => { terminal.debug(client.secrets.scrub(`${describeRequest(request.method, request.url)} -> ${response.status}`)); },
   };
 }
 
@@ -101,6 +101,7 @@ export async function openService(
   try {
     const od = openClient(serviceURL, flags, defaultVersion, headers, auth, transport, terminal, extras.rateLimit);
     od.http.secrets.add(...authSecrets(plan));
+    scrubPrintedErrors(od.http.secrets);
     return od;
   } catch (error) {
     throw explainTransportError(error);

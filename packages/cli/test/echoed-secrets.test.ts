@@ -60,6 +60,13 @@ describe('a credential the service echoes is never printed', () => {
     expectNone(r.stdout + r.stderr, TOKEN);
   }, 60_000);
 
+  it('SLUICE_TOKEN also in the service URL: not in the --verbose request lines nor the error', async () => {
+    const r = await cli.run(['count', `${service.origin}/odata/${encodeURIComponent(TOKEN)}/`, 'Products', '--version', '4', '--verbose'], { env: { SLUICE_TOKEN: TOKEN } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^sluice: GET http:\/\/127\.0\.0\.1:\d+\/odata\/\[REDACTED\]\/Products\/\$count -> 500$/m);
+    expectNone(r.stdout + r.stderr, TOKEN);
+  }, 60_000);
+
   it('SLUICE_USER and SLUICE_PASSWORD (Basic): neither user:password nor the password', async () => {
     const r = await cli.run(args(), { env: { SLUICE_USER: USER, SLUICE_PASSWORD: PASSWORD } });
     expect(r.code).toBe(1);

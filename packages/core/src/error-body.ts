@@ -63,7 +63,8 @@ export function errorResponseInit(response: SluiceResponse, body: ErrorBody) {
   return {
     status: response.status,
     method: response.method,
-    url: response.url,
+    // The URL too: a path may carry a secret the client knows (the patterns only see query and user-info).
+    url: response.secrets?.scrub(response.url) ?? response.url,
     headers: errorHeaders(response),
     bodyExcerpt: body.text,
     bodyTruncated: body.truncated,

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '@sluice/testkit';
-import { createClient, DecodeError, HttpError, KnownSecrets, redactText, type Plugin, type SluiceEvent } from '@sluice/core';
+import { createClient, DecodeError, errorResponseInit, HttpError, KnownSecrets, readErrorBody, redactText, type Plugin, type SluiceEvent } from '@sluice/core';
 import { closeAfterEach } from './close-after-each.js';
 
 // Issue 29: a credential a server echoes back bare (not as `name=value` or `Bearer x`) was printed.
@@ -95,6 +95,11 @@ describe('known secrets are scrubbed from errors, events and the body of an erro
     expect((error as Error).message).toContain('/keys/[REDACTED] failed with status 404');
     expect(events.filter((e) => e.type === 'request.end')).toHaveLength(1);
     expectNone(JSON.stringify(events) + visible(error), TOKEN);
+    // An error built from the response by a package on core (as OData does), outside the client's own rejection.
+    const response = await client.get(`keys/${encodeURIComponent(TOKEN)}`, { throwHttpErrors: false });
+    const built = new HttpError(errorResponseInit(response, await readErrorBody(response)));
+    expect(built.url).toMatch(/\/keys\/\[REDACTED\]$/);
+    expectNone(visible(built), TOKEN);
   });
 });
 

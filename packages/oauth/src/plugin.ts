@@ -101,6 +101,8 @@ export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth
   );
   register(secrets);
   const onTokenEvent = options.onTokenEvent;
+  let registered: Token | undefined;
+  let header = '';
   const endpoint = new TokenEndpoint(resolved, {
     http,
     defaultExpiresIn: checkMs('defaultExpiresIn', options.defaultExpiresIn, DEFAULT_EXPIRES_IN, 1),
@@ -128,8 +130,13 @@ export function oauth2(config: OAuth2Config, options: OAuth2Options = {}): OAuth
 
   const attach = (request: PluginRequest, token: Token): void => {
     // RFC 6750 2.1: the bearer token travels in the Authorization header.
-    request.headers['authorization'] = `Bearer ${token.accessToken}`;
-    secrets.addRecent(token.refreshToken, token.accessToken);
+    // Each token once (an identity check per request): its header is built once, and an API that echoes it gets it scrubbed.
+    if (token !== registered) {
+      secrets.addRecent(token.refreshToken, token.accessToken);
+      registered = token;
+      header = `Bearer ${token.accessToken}`;
+    }
+    request.headers['authorization'] = header;
   };
 
   return {
