@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { enqueueExport, waitForExport } from '@sluice/queue';
+import { checkQueueReachable, enqueueExport, waitForExport } from '@sluice/queue';
 import type { ExportFlags } from './export.js';
 import { FleetRates, fleetTokenCache } from './fleet.js';
 import { manifestHead, MANIFEST_FILE, type Manifest } from './manifest.js';
@@ -49,6 +49,8 @@ export const QUEUE_NAME = 'sluice-export';
  */
 export async function exportViaQueue(serviceURL: string, entitySet: string, flags: ExportFlags & PartitionFlags & { queueName?: string }, terminal: Terminal, signal: AbortSignal): Promise<void> {
   const out = resolve(flags.out!);
+  // Redis first: a queue that cannot be reached fails before any request to the service.
+  await checkQueueReachable(flags.queue!);
   await prepareOutDir(out);
   const started = new Date();
   // The plan's reads take the fleet's token and rate budget too.

@@ -35,6 +35,23 @@ export interface EnqueuedExport {
   partitions: number;
 }
 
+/**
+ * Checks that Redis at `url` answers (a connection and a PING), before work that the enqueue would waste:
+ * a {@link QueueUnavailableError} when it does not.
+ */
+export async function checkQueueReachable(url: string, timeoutMs = 5000): Promise<void> {
+  try {
+    const redis = await eagerConnection(url, timeoutMs);
+    try {
+      await redis.ping();
+    } finally {
+      redis.disconnect();
+    }
+  } catch (error) {
+    throw new QueueUnavailableError(shownURL(url), { cause: error });
+  }
+}
+
 /** Versions of the export jobs waiting in the queue (those not yet done). */
 async function versionsInQueue(queue: Queue): Promise<Set<unknown>> {
   const jobs = await queue.getJobs(['wait', 'delayed', 'waiting-children', 'prioritized', 'active'], 0, 99);

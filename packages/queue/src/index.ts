@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-export { enqueueExport, type EnqueueExportOptions, type EnqueuedExport } from './enqueue.js';
+export { enqueueExport, checkQueueReachable, type EnqueueExportOptions, type EnqueuedExport } from './enqueue.js';
 export { startExportWorker, type ExportWorker, type ExportWorkerOptions, type PartitionContext } from './worker.js';
 export { waitForExport, type WaitForExportOptions } from './wait.js';
 export {
