@@ -7,8 +7,7 @@
  */
 export { ODataClient, type ODataClientOptions } from './client.js';
 export { createODataClient, type ClientFor } from './create.js';
-export { Query, encodeOptionValue, type KeyValue, type ReadOptions } from './query/query.js';
-export { EntityQuery } from './query/entity.js';
+export { Query, EntityQuery, encodeOptionValue, type KeyValue, type ReadOptions } from './query/query.js';
 export { QueryBase } from './query/base.js';
 export { SearchBuilder, SearchExpr, type SearchTerm } from './query/search.js';
 export { LinkPolicy, ForeignOriginError, type LinkKind, type LinkPolicyOptions } from './links/policy.js';

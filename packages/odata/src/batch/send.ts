@@ -1,6 +1,6 @@
 // Sends one $batch request through the OData client's core client (its plugins: CSRF, cookies, OAuth)
 // and reads the answer in the format it was sent in.
-import { encodeOptionValue } from '../query/base.js';
+import { encodeOptionValue } from '../query/state.js';
 import type { ODataProtocol } from '../protocol/types.js';
 import { toODataError } from '../read/error-body.js';
 import { writeError } from '../write/errors.js';

@@ -7,7 +7,7 @@ import { toODataError } from '../read/error-body.js';
 import { entitySetOf, PageCounter } from '../telemetry.js';
 import type { EntityTypeInfo, ServiceMetadata } from '../metadata/model.js';
 import type { ODataProtocol } from '../protocol/types.js';
-import { keyPredicate, type KeyValue } from '../query/base.js';
+import { keyPredicate, type KeyValue } from '../query/state.js';
 import { withoutControl } from '../read/control.js';
 import { recordDecoder } from '../v4/values.js';
 import type { WriteHost } from '../write/host.js';

@@ -2,7 +2,7 @@ import { ConfigError } from '@sluice/core';
 import { checkCallOptions } from '../call-options.js';
 import type { EntityTypeInfo } from '../metadata/model.js';
 import type { ODataProtocol } from '../protocol/types.js';
-import { encodeOptionValue } from '../query/base.js';
+import { encodeOptionValue } from '../query/state.js';
 import { checkIdentifier } from '../query/names.js';
 import { ifMatchOf, type ETagSource } from '../write/etag.js';
 import type { WriteHost, WriteOptions } from '../write/host.js';

@@ -1,7 +1,8 @@
 import { ConfigError } from '@sluice/core';
 import type { PropertyInfo } from '../metadata/model.js';
 import type { ODataProtocol } from '../protocol/types.js';
-import type { QueryHost, QueryState } from '../query/base.js';
+import type { QueryHost } from '../query/base.js';
+import type { QueryState } from '../query/state.js';
 import { Expr, FilterBuilder, type RenderContext } from '../query/filter.js';
 import { Query } from '../query/query.js';
 import {

@@ -1,5 +1,5 @@
 import { PagingError } from '../errors.js';
-import { encodeOptionValue } from '../query/base.js';
+import { encodeOptionValue } from '../query/state.js';
 import { nextLinkBase, type ReadContext } from './context.js';
 import type { PageLoad } from './page-load.js';
 

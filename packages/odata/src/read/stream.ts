@@ -1,6 +1,6 @@
 import { AbortError, backoffDelay, sleep } from '@sluice/core';
 import { ODataVersionError, PageError } from '../errors.js';
-import type { ReadOptions } from '../query/base.js';
+import type { ReadOptions } from '../query/state.js';
 import { isResumable, type ReadContext } from './context.js';
 import { NextLinks } from './next-links.js';
 import { PageLoad } from './page-load.js';

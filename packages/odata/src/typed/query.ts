@@ -1,7 +1,6 @@
 import type { ActionOptions, ActionResult, FunctionOptions } from '../operations/call.js';
-import type { ReadOptions } from '../query/base.js';
-import type { EntityQuery } from '../query/entity.js';
-import type { Query } from '../query/query.js';
+import type { ReadOptions } from '../query/state.js';
+import type { EntityQuery, Query } from '../query/query.js';
 import type { Expr } from '../query/filter.js';
 import type { SearchBuilder, SearchExpr } from '../query/search.js';
 import type { StreamOptions } from '../read/stream.js';

@@ -1,4 +1,4 @@
-import type { ReadOptions } from '../query/base.js';
+import type { ReadOptions } from '../query/state.js';
 import { ifMatchOf, withETag, type ETagSource } from './etag.js';
 import type { WriteTarget } from './entity-writes.js';
 import { readJsonBody, sendWrite } from './send.js';

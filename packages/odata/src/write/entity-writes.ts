@@ -1,6 +1,6 @@
 import type { EntityTypeInfo } from '../metadata/model.js';
 import type { ODataProtocol } from '../protocol/types.js';
-import type { QueryState } from '../query/base.js';
+import type { QueryState } from '../query/state.js';
 import { encodeEntity, type EncodeContext } from './encode.js';
 import { ReadOnlyQueryError } from './errors.js';
 import { etagOf, ifMatchOf, withETag, type ETagSource } from './etag.js';
