@@ -26,7 +26,8 @@ describe.each(transports)('timeout and cancellation (%s transport)', (_name, mak
       if (n++ === 0) return; // the first attempt hangs
       sendJSON(res, 200, { attempt: n });
     });
-    const c = createClient({ baseURL: `${server.origin}/api`, transport: makeTransport(), timeout: 100, retry: { maxAttempts: 2, waitBase: 10 } });
+    // Wide enough that the answered second attempt never times out on a loaded machine.
+    const c = createClient({ baseURL: `${server.origin}/api`, transport: makeTransport(), timeout: 1_000, retry: { maxAttempts: 2, waitBase: 10 } });
     expect(await c.getJSON('x')).toEqual({ attempt: 2 });
   });
 

@@ -9,7 +9,8 @@ import {
 /** A Parquet schema element as hyparquet-writer takes it (the parquet-format Thrift fields). */
 export type ParquetSchemaElement = Record<string, unknown> & { name: string };
 
-type TimeUnit = 'MILLIS' | 'MICROS' | 'NANOS';
+/** The unit of a Parquet TIMESTAMP or TIME column. */
+export type TimeUnit = 'MILLIS' | 'MICROS' | 'NANOS';
 const PER_UNIT: Record<TimeUnit, bigint> = { MILLIS: 1_000_000n, MICROS: 1000n, NANOS: 1n };
 
 /** The unit of a timestamp or time column: its fractional-second precision, microseconds when undeclared. */
