@@ -22,6 +22,7 @@ const suites: string[] = [
   './odata-batch.ts',
   './odata-peers.ts',
   './typed-client.ts',
+  './codegen.ts',
   './cli-export.ts',
   './partitions.ts',
   './redis.ts',

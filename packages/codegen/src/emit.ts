@@ -16,9 +16,20 @@ export function docComment(doc: Doc, indent = '', extra: readonly string[] = [])
 export class Emitter {
   private readonly names: DeclarationNames;
   private readonly out: string[] = [];
+  /** Selected bound operations by binding type (so each entity type finds its own without a scan of all). */
+  private readonly bound = new Map<string, Array<[string, CgOperation]>>();
 
   constructor(private readonly model: CgModel, private readonly sel: Selection, private readonly values: EdmValueOptions) {
     this.names = new DeclarationNames(model, (q) => sel.types.has(q));
+    for (const [qname, overloads] of model.operations) {
+      if (!sel.operations.has(qname)) continue;
+      for (const op of overloads) {
+        if (!op.bound || op.bindingType === undefined) continue;
+        const list = this.bound.get(op.bindingType) ?? [];
+        list.push([qname, op]);
+        this.bound.set(op.bindingType, list);
+      }
+    }
   }
 
   /** The TypeScript type of a value of `type` (no `| null`). */
@@ -92,14 +103,14 @@ export class Emitter {
   }
 
   private boundOperations(t: CgStructured): Record<'actions' | 'functions' | 'collectionActions' | 'collectionFunctions', Array<[string, string, Doc]>> {
-    const types = new Set(lineage(this.model, t).map((c) => c.qname));
     const groups = { actions: new Map<string, CgOperation[]>(), functions: new Map<string, CgOperation[]>(), collectionActions: new Map<string, CgOperation[]>(), collectionFunctions: new Map<string, CgOperation[]>() };
-    for (const [qname, overloads] of this.model.operations) {
-      if (!this.sel.operations.has(qname)) continue;
-      for (const op of overloads) {
-        if (!op.bound || !types.has(op.bindingType ?? '')) continue;
+    // Base types first, so that the order follows the document for each level.
+    for (const c of lineage(this.model, t).reverse()) {
+      for (const [qname, op] of this.bound.get(c.qname) ?? []) {
         const group = op.bindingCollection ? (op.kind === 'action' ? groups.collectionActions : groups.collectionFunctions) : op.kind === 'action' ? groups.actions : groups.functions;
-        group.set(qname, [...(group.get(qname) ?? []), op]);
+        const list = group.get(qname);
+        if (list) list.push(op);
+        else group.set(qname, [op]);
       }
     }
     const entries = (m: Map<string, CgOperation[]>): Array<[string, string, Doc]> => [...m].map(([q, ops]) => [q, this.operationSpec(ops), ops[0]!.doc]);

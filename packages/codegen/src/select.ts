@@ -48,6 +48,10 @@ export function select(model: CgModel, document: string, only?: readonly string[
     for (const p of imp?.params ?? []) addType(p.type);
     if (imp?.returns) addType(imp.returns.type);
   }
+  const boundTo = new Map<string, string[]>();
+  for (const [qname, overloads] of model.operations) {
+    for (const o of overloads) if (o.bound && o.bindingType !== undefined) boundTo.set(o.bindingType, [...(boundTo.get(o.bindingType) ?? []), qname]);
+  }
   while (pending.length > 0) {
     const t = model.types.get(pending.pop()!);
     if (t === undefined) continue;
@@ -58,9 +62,7 @@ export function select(model: CgModel, document: string, only?: readonly string[
       for (const p of c.properties) addType(p.type);
       for (const n of c.navigation) addType(n.type);
     }
-    for (const [qname, overloads] of model.operations) {
-      if (overloads.some((o) => o.bound && o.bindingType === t.qname)) addOperation(qname);
-    }
+    for (const qname of boundTo.get(t.qname) ?? []) addOperation(qname);
   }
   return sel;
 }
