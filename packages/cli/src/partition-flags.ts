@@ -18,6 +18,7 @@ export interface PartitionFlags {
   burst?: number;
   queue?: string;
   queueName?: string;
+  attempts?: number;
   wait?: boolean;
 }
 
@@ -45,6 +46,7 @@ export function partitionOptions(command: Command): Command {
     .option('--burst <n>', 'with --rate: requests that may go at once after a quiet spell (default 1)', positive(10_000))
     .option('--queue <redis-url>', 'with --partitions: enqueue one BullMQ job per partition for `sluice worker` processes instead of reading here')
     .option('--queue-name <name>', 'with --queue: the BullMQ queue (default sluice-export)')
+    .option('--attempts <n>', 'with --queue: attempts per partition, with backoff from 2 s (default 5)', positive(100))
     .option('--wait', 'with --queue: follow the workers and exit with the outcome');
 }
 
@@ -58,7 +60,7 @@ export function rateLimitOf(flags: PartitionFlags): RateLimitOptions | undefined
 export function checkPartitionFlags(flags: PartitionFlags & { out?: string; deltaState?: string; top?: number; skip?: number; orderby?: string }): void {
   const partitionOnly = [
     flags.partitionBy !== undefined && '--partition-by', flags.boundaries !== undefined && '--boundaries', flags.parallel !== undefined && '--parallel',
-    flags.queue !== undefined && '--queue', flags.queueName !== undefined && '--queue-name', flags.wait === true && '--wait',
+    flags.queue !== undefined && '--queue', flags.queueName !== undefined && '--queue-name', flags.attempts !== undefined && '--attempts', flags.wait === true && '--wait',
   ].filter(Boolean);
   if (flags.partitions === undefined) {
     if (partitionOnly.length) throw new UsageError(`${partitionOnly.join(', ')} need${partitionOnly.length === 1 ? 's' : ''} --partitions`);
@@ -68,6 +70,7 @@ export function checkPartitionFlags(flags: PartitionFlags & { out?: string; delt
   const refused = [flags.deltaState !== undefined && '--delta-state', flags.top !== undefined && '--top', flags.skip !== undefined && '--skip', flags.orderby !== undefined && '--orderby'].filter(Boolean);
   if (refused.length) throw new UsageError(`--partitions cannot be combined with ${refused.join(', ')}`, 'partitions are ranges read independently; filter with --filter instead');
   if (flags.wait && flags.queue === undefined) throw new UsageError('--wait needs --queue');
+  if (flags.attempts !== undefined && flags.queue === undefined) throw new UsageError('--attempts needs --queue');
   if (flags.parallel !== undefined && flags.queue !== undefined) throw new UsageError('--parallel reads here; with --queue the workers read (sluice worker --concurrency)');
 }
 

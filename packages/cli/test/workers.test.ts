@@ -108,6 +108,24 @@ describe('sluice worker fleet', () => {
     }
   }, 120_000);
 
+  it('--wait names the partitions that failed for good and exits 1 without a manifest', async () => {
+    const worker = startWorker();
+    await worker.ready;
+    const out = join(dir, 'failing');
+    srv.setFaults({ failPage: { page: 2, status: 500, times: 1_000_000 } });
+    try {
+      // Partitions of 80 records in pages of 20: the third page of each fails, every attempt.
+      const r = await cli.run(['export', srv.v4, 'Products', '--filter', 'ID le 160', '--partitions', '2', '--queue', redis.url, '--attempts', '2', '--out', out, '--wait'], { env: credentials() });
+      expect(r.code).toBe(1);
+      // The export fails as soon as one partition has spent its attempts; the other may still be retrying.
+      expect(r.stderr).toMatch(/sluice: export \S+ failed: [12] partitions? failed for good \(part-0000[12]\.ndjson \(ID (lt|ge) 81\) after 2 attempts: .*status 500/);
+      expect((await readdir(out)).filter((f) => f === '_manifest.json')).toEqual([]);
+    } finally {
+      srv.setFaults({});
+      worker.child.kill('SIGTERM');
+    }
+  }, 60_000);
+
   it('refuses to enqueue when Redis is down: exit 1 before any request to the service, nothing written', async () => {
     const out = join(dir, 'down');
     const mark = srv.requests.length;
