@@ -5,14 +5,6 @@ import { FileSink } from './output.js';
 import { openParquet } from './parquet-export.js';
 import type { Terminal } from './terminal.js';
 
-/** The file name of partition `index` (1-based) in the output directory: `part-00001.ndjson`. */
-export function partFileName(index: number, format: string): string {
-  return `part-${String(index).padStart(5, '0')}.${format}`;
-}
-
-/** Names of part files, whatever their format (a former run's leftovers are found by it). */
-export const PART_FILE = /^part-\d{5}\.[a-z]+$/;
-
 /**
  * Writes the records of one partition's query to `path`, complete or not at all: a temporary file
  * beside it, renamed over it at the end (a former file of the partition is replaced whole). Resolves

@@ -5,7 +5,7 @@ import type { RateLimitOptions } from '@sluice/core';
 import { UsageError } from './errors.js';
 import { MANIFEST_FILE } from './manifest.js';
 import { checkOutFile, removeStalePartials } from './out-file.js';
-import { PART_FILE } from './part-file.js';
+import { PART_FILE } from './part-names.js';
 
 /** Flags of `sluice export` for partitioned exports (in one process, or over a queue of workers). */
 export interface PartitionFlags {

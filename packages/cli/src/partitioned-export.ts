@@ -5,7 +5,8 @@ import { partitionQuery, planPartitions, type Partition, type PartitionPlan, typ
 import { UsageError } from './errors.js';
 import type { ExportFlags } from './export.js';
 import { manifestHead, manifestPart, MANIFEST_FILE, writeManifest, type ManifestPart } from './manifest.js';
-import { PART_FILE, partFileName, writePartFile } from './part-file.js';
+import { writePartFile } from './part-file.js';
+import { PART_FILE, partFileName } from './part-names.js';
 import { prepareOutDir, rateLimitOf, removeStalePartFiles, type PartitionFlags } from './partition-flags.js';
 import { createProgress, formatCount, formatSeconds, recordsText } from './progress.js';
 import { buildQuery } from './query-flags.js';

@@ -3,7 +3,7 @@ import { checkQueueReachable, enqueueExport, waitForExport } from '@sluice/queue
 import type { ExportFlags } from './export.js';
 import { FleetRates, fleetTokenCache } from './fleet.js';
 import { manifestHead, MANIFEST_FILE, type Manifest } from './manifest.js';
-import { partFileName } from './part-file.js';
+import { partFileName } from './part-names.js';
 import { prepareOutDir, type PartitionFlags } from './partition-flags.js';
 import { planExport } from './partitioned-export.js';
 import { formatSeconds, recordsText } from './progress.js';
