@@ -12,6 +12,7 @@ export interface Golden { name: string; metadata: string; options?: GenerateOpti
 
 export const GOLDEN: readonly Golden[] = [
   { name: 'trippin', metadata: 'fixtures/trippin/trippin.xml' },
+  { name: 'odata-demo-v2', metadata: 'fixtures/odata-demo-v2/odata-v2.xml' },
   { name: 'features-v4', metadata: 'fixtures/handmade/features-v4.xml' },
   { name: 'features-v2', metadata: 'fixtures/handmade/features-v2.xml' },
   { name: 'testkit-v4', metadata: 'fixtures/testkit/v4.xml' },
