@@ -31,6 +31,13 @@ function embedded(text: string, start: number, end: number): boolean {
   return (start > 0 && TOKEN_CHAR.test(text[start - 1]!)) || (end < text.length && TOKEN_CHAR.test(text[end]!));
 }
 
+/** An object literal (headers, an error detail), not a class instance such as a Date or a nested error. */
+function isPlain(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
 /**
  * The secret values one client knows (SPEC 5.6): credentials in its headers, and whatever plugins register
  * (the OAuth plugin its client secret, the tokens and refresh tokens it obtains). Every error that leaves
@@ -151,7 +158,8 @@ export class KnownSecrets {
 
   /**
    * `error` with every known secret scrubbed, in place, from its message, its string properties
-   * (`bodyText`, `errorDescription`...), its `headers` and the errors of its `cause` chain. Returns `error`.
+   * (`bodyText`, `errorDescription`...), the strings of its plain-object properties and arrays of them
+   * (`headers`, an OData error's `details`) and the errors of its `cause` chain. Returns `error`.
    */
   scrubError<E>(error: E): E {
     if (this.size === 0) return error;
@@ -177,11 +185,8 @@ export class KnownSecrets {
       const value = record[key];
       let next: unknown = value;
       if (typeof value === 'string') next = this.scrub(value);
-      else if (key === 'headers' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-        const headers: Record<string, unknown> = {};
-        for (const [name, v] of Object.entries(value)) headers[name] = typeof v === 'string' ? this.scrub(v) : v;
-        next = headers;
-      }
+      else if (Array.isArray(value)) next = value.map((item: unknown) => (isPlain(item) ? this.scrubStrings(item) : item));
+      else if (isPlain(value)) next = this.scrubStrings(value);
       if (next === value) continue;
       try {
         record[key] = next;
@@ -189,6 +194,13 @@ export class KnownSecrets {
         Object.defineProperty(error, key, { value: next, enumerable: true, configurable: true, writable: false });
       }
     }
+  }
+
+  /** A copy of a plain object (headers, an OData error detail) with its string values scrubbed. */
+  private scrubStrings(value: Record<string, unknown>): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [name, v] of Object.entries(value)) out[name] = typeof v === 'string' ? this.scrub(v) : v;
+    return out;
   }
 
   /** Every form of every value, longest first, so a value containing another is replaced whole. */

@@ -1,5 +1,6 @@
 // Sends one $batch request through the OData client's core client (its plugins: CSRF, cookies, OAuth)
 // and reads the answer in the format it was sent in.
+import type { KnownSecrets } from '@sluice/core';
 import { encodeOptionValue } from '../query/state.js';
 import type { ODataProtocol } from '../protocol/types.js';
 import { toODataError } from '../read/error-body.js';
@@ -47,9 +48,22 @@ export async function sendBatch(
       await response.cancel();
       throw new BatchFormatError(`The JSON batch was answered with content-type ${type ?? 'missing'}`, response.status);
     }
-    return readJsonBatch(response.body, groups, response.status, limits);
+    return scrubFailedParts(await readJsonBatch(response.body, groups, response.status, limits), response.secrets);
   }
-  return readMultipart(bounded(response.body, limits.maxPageBytes), type, groups, response.status);
+  return scrubFailedParts(await readMultipart(bounded(response.body, limits.maxPageBytes), type, groups, response.status), response.secrets);
+}
+
+/**
+ * The parts that failed (status 300 and above: their errors are built from them) without the client's known
+ * secrets, in body and headers; a server may echo a credential there. Successful parts are data, kept as sent.
+ */
+function scrubFailedParts(responses: GroupResponse[], secrets: KnownSecrets | undefined): GroupResponse[] {
+  if (secrets === undefined || secrets.size === 0) return responses;
+  return responses.map((group) => group.map((part) => (part.status < 300 ? part : {
+    ...part,
+    body: secrets.scrub(part.body),
+    headers: Object.fromEntries(Object.entries(part.headers).map(([name, value]) => [name, secrets.scrub(value)])),
+  })));
 }
 
 /** The body, failing with ResponseSizeError once more than `max` bytes arrived. */

@@ -60,7 +60,9 @@ export function embeddedError(embedded: EmbeddedResponse, monitor: SluiceRespons
   const excerpt = embedded.body.slice(0, 64 * 1024);
   const init = errorResponseInit(monitor, { text: redactText(excerpt), truncated: embedded.body.length > excerpt.length, cause: undefined });
   const plain = { ...init, status: embedded.status };
-  return new ODataError({ ...plain, code: parsed?.code, message: parsed?.message, target: parsed?.target, details: parsed?.details, cause: new HttpError(plain) });
+  const error = new ODataError({ ...plain, code: parsed?.code, message: parsed?.message, target: parsed?.target, details: parsed?.details, cause: new HttpError(plain) });
+  // The embedded body may echo a credential the client knows.
+  return monitor.secrets?.scrubError(error) ?? error;
 }
 
 /**
