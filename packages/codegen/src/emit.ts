@@ -36,7 +36,8 @@ export class Emitter {
   private ts(type: string, displayFormat?: string): string {
     const { type: el, many } = elementOf(type);
     let t: string;
-    if (el.startsWith('Edm.')) t = displayFormat === 'Date' && el === 'Edm.DateTime' ? 'string' : edmTsType(el, this.values) ?? 'unknown';
+    // Path types (vocabularies) are strings; the abstract Edm.EntityType/ComplexType are whatever comes.
+    if (el.startsWith('Edm.')) t = displayFormat === 'Date' && el === 'Edm.DateTime' ? 'string' : edmTsType(el, this.values) ?? (el.endsWith('Path') ? 'string' : 'unknown');
     else {
       const decl = this.model.types.get(el);
       t = decl?.kind === 'typedef' ? this.ts(decl.underlying) : this.names.types.get(el) ?? 'unknown';

@@ -3,6 +3,10 @@ import { CodegenError } from './errors.js';
 import type { CgModel, CgStructured, SourcePlace } from './model.js';
 
 const COLLECTION = /^Collection\((.+)\)$/;
+/** CSDL's abstract and path types: allowed where vocabularies use them; values of them are read as they come. */
+export const NON_VALUE_TYPES = new Set([
+  'Edm.EntityType', 'Edm.ComplexType', 'Edm.AnnotationPath', 'Edm.PropertyPath', 'Edm.NavigationPropertyPath', 'Edm.AnyPropertyPath', 'Edm.ModelElementPath',
+]);
 
 /** The element type of `Collection(X)`, or the type itself. */
 export function elementOf(type: string): { type: string; many: boolean } {
@@ -22,7 +26,7 @@ export function validate(model: CgModel, document: string): void {
   const checkType = (type: string, place: SourcePlace, what: string): void => {
     const el = elementOf(type).type;
     if (el.startsWith('Edm.')) {
-      if (edmPrimitive(el) === undefined && el !== 'Edm.EntityType' && el !== 'Edm.ComplexType') fail(`unknown EDM type ${el} (${what})`, place);
+      if (edmPrimitive(el) === undefined && !NON_VALUE_TYPES.has(el)) fail(`unknown EDM type ${el} (${what})`, place);
       return;
     }
     if (!model.types.has(el)) fail(`${what} has the type ${el}, which no schema declares`, place);
@@ -51,7 +55,8 @@ export function validate(model: CgModel, document: string): void {
       if (target?.kind !== 'entity') fail(`navigation property ${t.qname}/${n.name} leads to ${n.type}, which is no declared entity type`, n.place);
     }
     const all = new Set(allProperties(model, t).map((p) => p.name));
-    for (const k of t.key) if (!all.has(k)) fail(`the key of ${t.qname} names ${k}, which is no property of it`, t.place);
+    // A v4 key may be a path into a complex property (`Address/City`): its first segment must be a property.
+    for (const k of t.key) if (!all.has(k.split('/')[0]!)) fail(`the key of ${t.qname} names ${k}, which is no property of it`, t.place);
   }
   for (const overloads of model.operations.values()) {
     for (const op of overloads) {

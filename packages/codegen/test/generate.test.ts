@@ -134,3 +134,14 @@ describe('check: what changed since the file was generated', () => {
     expect(() => check('export interface X {}', V4(PRODUCT), { file: 'x.ts' })).toThrow(/x\.ts: has no sluice-codegen summary/);
   });
 });
+
+describe('what real documents also hold', () => {
+  it('vocabulary path types and abstract types, a key path into a complex property', () => {
+    const text = generate(V4('<ComplexType Name="Ref"><Property Name="Path" Type="Edm.PropertyPath"/><Property Name="Any" Type="Edm.ComplexType"/></ComplexType>'
+      + '<ComplexType Name="Addr"><Property Name="City" Type="Edm.String" Nullable="false"/></ComplexType>'
+      + '<EntityType Name="Site"><Key><PropertyRef Name="Address/City" Alias="City"/></Key><Property Name="Address" Type="NS.Addr" Nullable="false"/></EntityType>',
+    '<EntitySet Name="Sites" EntityType="NS.Site"/>'));
+    expect(text).toContain('  Path: string | null;\n  Any: unknown | null;');
+    expect(text).toContain('export interface SiteSpec');
+  });
+});
