@@ -95,6 +95,9 @@ export async function exportViaQueue(serviceURL: string, entitySet: string, flag
       shown = done;
       terminal.note(`sluice: ${done} of ${of} partitions done`);
     },
+  }).catch((error: unknown) => {
+    if (signal.aborted && !flags.quiet) terminal.note(`sluice: stopped waiting; export ${enqueued.exportId} goes on in the workers`);
+    throw error;
   });
   if (!flags.quiet) {
     terminal.note(`sluice: exported ${recordsText(manifest.records)} of ${entitySet} in ${enqueued.partitions} partitions to ${join(out, MANIFEST_FILE)} ` +

@@ -126,6 +126,21 @@ describe('sluice worker fleet', () => {
     }
   }, 60_000);
 
+  it('Ctrl-C stops waiting, not the export: exit 130 and a note that it goes on in the workers', async () => {
+    const out = join(dir, 'stopped');
+    const child = cli.spawn(['export', srv.v4, 'Products', '--partitions', '2', '--queue', redis.url, '--queue-name', 'nobody-reads-this', '--out', out, '--wait'], { env: { ...process.env, ...credentials() } });
+    let text = '';
+    let sent = false;
+    child.stdout!.resume();
+    child.stderr!.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (!sent && text.includes('0 of 2 partitions done')) sent = child.kill('SIGINT');
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(130);
+    expect(text).toMatch(/sluice: stopped waiting; export \S+ goes on in the workers\n$/);
+  }, 60_000);
+
   it('refuses to enqueue when Redis is down: exit 1 before any request to the service, nothing written', async () => {
     const out = join(dir, 'down');
     const mark = srv.requests.length;
