@@ -88,3 +88,35 @@ describe('control information an entity keeps', () => {
     });
   }
 });
+
+describe('control information in large pages (records scanned and parsed in runs, body in many chunks)', () => {
+  it('removes control information wherever a record of the page holds it, and leaves records that hold none as they are', async () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ '@odata.etag': `W/"${i}"`, ID: i, Mail: i % 7 === 0 ? `user${i}@example.com` : 'none' }));
+    const marked = new Set([5, 1999, 2998]);
+    const page = rows.map((r) => (marked.has(r.ID) ? { '@odata.id': `Items(${r.ID})`, ...r, 'Tags@odata.navigationLink': `Items(${r.ID})/Tags` } : r));
+    const body = Buffer.from(JSON.stringify({ '@odata.context': '$metadata#Items', value: page }));
+    const server = await startServer(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // Small chunks, one after the other: later chunks hold no envelope, only records.
+      for (let at = 0; at < body.length; at += 4096) {
+        res.write(body.subarray(at, at + 4096));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      res.end();
+    });
+    servers.push(server);
+    const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', http: { retry: false } });
+    clients.push(od);
+    expect(await od.from('Items').list()).toEqual(rows);
+  });
+
+  it('an @ at the very end of a record (a value, not a key) is read as data', async () => {
+    const rows = [{ ID: 1, X: 'a@' }, { ID: 2, X: '@' }, { ID: 3, 'X@Core.Description': 'kept' }];
+    const server = await startServer((_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ value: rows })); });
+    servers.push(server);
+    const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', http: { retry: false } });
+    clients.push(od);
+    expect(await od.from('Items').list()).toEqual(rows);
+  });
+});
+

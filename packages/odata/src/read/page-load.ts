@@ -4,7 +4,7 @@ import { expectJson, send, type ReadContext } from './context.js';
 import { ItemScanner, type ScanBatch } from './scanner.js';
 import type { StreamItem } from './stream-item.js';
 import { utf8Text } from './utf8.js';
-import { withoutControl } from './control.js';
+import { mayHoldControl, withoutControl } from './control.js';
 import { quoteExactNumbers } from './exact-numbers.js';
 import { largeProperties } from './precision.js';
 
@@ -28,6 +28,14 @@ interface Run {
   /** Position of the run's first element in the page. */
   index: number;
   values?: unknown[];
+}
+
+/**
+ * Whether the records of a run may hold control information to remove: its bytes hold an `@` other than
+ * a kept key. A run parsed by the scanner (`values`) is judged by its whole chunk, whose offsets it does not keep.
+ */
+function runMayHoldControl(run: Run): boolean {
+  return run.values !== undefined ? mayHoldControl(run.buf, 0, run.buf.length) : mayHoldControl(run.buf, run.starts[run.from]!, run.ends[run.to - 1]!);
 }
 
 /**
@@ -105,7 +113,7 @@ export class PageLoad {
       if (run.values !== undefined && this.ctx.protocol.decodeRecord === undefined) {
         // Parsed already and nothing to decode: hand out the values as they are.
         if (run.index === 0) this.ctx.precision?.checkRecord(run.values[0], this.ctx.decode.entityType);
-        this.ready = withoutControl(run.values);
+        this.ready = runMayHoldControl(run) ? withoutControl(run.values) : run.values;
         this.readyItems = false;
       } else {
         this.ready = this.parse(run);
@@ -254,6 +262,7 @@ export class PageLoad {
     }
     const { protocol, decode } = this.ctx;
     const decodeRecord = protocol.decodeRecord;
+    const control = runMayHoldControl(run);
     const items: StreamItem<unknown>[] = new Array(to - from);
     for (let i = from; i < to; i++) {
       let value: unknown;
@@ -261,7 +270,7 @@ export class PageLoad {
         value = values !== undefined ? values[i - from] : this.parseOne(buf.toString('utf8', starts[i]!, ends[i]!));
         if (run.index === 0 && i === from && this.exact === undefined) this.ctx.precision?.checkRecord(value, this.ctx.decode.entityType);
         if (decodeRecord !== undefined) value = decodeRecord(value, decode);
-        value = withoutControl(value);
+        if (control) value = withoutControl(value);
       } catch (cause) {
         const excerpt = run.values !== undefined ? safeJson(run.values[i]) : buf.toString('utf8', starts[i]!, Math.min(ends[i]!, starts[i]! + 200));
         items[i - from] = { error: new RecordDecodeError(run.index + i - from, excerpt, cause) };
