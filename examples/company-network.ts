@@ -1,31 +1,26 @@
 // sluice behind a company network: a forward proxy, a private CA and a client certificate (mutual TLS).
 // Everything runs locally: `node --import tsx examples/company-network.ts` (needs openssl and tinyproxy).
-import { createClient, ProxyError } from '../packages/core/src/index.js';
-import { createTestPKI, sendJSON, startForwardProxy, startServer } from '../packages/testkit/src/index.js';
+import { createClient, ProxyError } from '@sluice/core';
+import { startCompanyNetwork } from './demo-servers.js'; // local stand-ins for your API, proxy and CA
 
-// The company's PKI and an API that only talks to clients presenting a certificate the company CA signed.
-const pki = await createTestPKI();
-const api = await startServer((_req, res) => sendJSON(res, 200, { status: 'ok' }), {
-  tls: { cert: pki.server.cert, key: pki.server.key, ca: pki.ca, requestCert: true, rejectUnauthorized: true },
-});
-const proxy = await startForwardProxy({ auth: { username: 'svc-reporting', password: 'proxy-password' } });
+const net = await startCompanyNetwork();
 
 const client = createClient({
-  baseURL: `${api.origin}/api/v1`,
+  baseURL: net.apiBaseURL,
   // Or leave `proxy` out and set HTTPS_PROXY / NO_PROXY in the environment: 'env' is the default.
-  proxy: proxy.url,
+  proxy: net.proxyURL,
   tls: {
-    ca: { path: pki.caPath },             // trusted next to Node's own roots
-    cert: { path: pki.client.certPath },  // mutual TLS
-    key: { path: pki.client.encryptedKeyPath },
-    passphrase: pki.passphrase,
+    ca: { path: net.caPath },       // trusted next to Node's own roots
+    cert: { path: net.certPath },   // mutual TLS
+    key: { path: net.keyPath },
+    passphrase: net.passphrase,
   },
 });
 console.log('GET health ->', await client.getJSON('health'));
-console.log('CONNECT tunnels opened by the proxy:', await proxy.connects());
+console.log('CONNECT tunnels opened by the proxy:', await net.connects());
 
 // A proxy that refuses the credentials is a ProxyError naming the proxy, never the password.
-const refused = createClient({ baseURL: `${api.origin}/api/v1`, proxy: proxy.origin, tls: { ca: pki.ca } });
+const refused = createClient({ baseURL: net.apiBaseURL, proxy: net.proxyOrigin, tls: { ca: net.ca } });
 try {
   await refused.get('health');
 } catch (error) {
@@ -33,5 +28,4 @@ try {
 }
 
 await Promise.all([client.close(), refused.close()]);
-await Promise.all([api.close(), proxy.close()]);
-await pki.close();
+await net.close();

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bearerAuthorizer, OIDC_CLIENTS, sluiceCLI, startODataServer, startOIDCProvider } from '../packages/testkit/src/index.js';
+import { bearerAuthorizer, OIDC_CLIENTS, sluiceCLI, startODataServer, startOIDCProvider } from './demo-servers.js';
 
 const RECORDS = Number(process.env.DEMO_RECORDS ?? 500_000);
 const dim = (s: string): string => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[22m` : s);

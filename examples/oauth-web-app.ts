@@ -14,14 +14,14 @@ import { AuthorizationError, buildAuthorizationURL, oauth2, StateMismatchError, 
 export interface WebAppOptions {
   clientId: string;
   /** Leave out for a public client (PKCE is on either way). */
-  clientSecret?: string;
+  clientSecret?: string | undefined;
   authorizationURL: string;
   tokenURL: string;
   /** Base URL of the API called on the user's behalf. */
   apiBaseURL: string;
-  scopes?: string[];
+  scopes?: string[] | undefined;
   /** Port on 127.0.0.1; 0 picks a free one. */
-  port?: number;
+  port?: number | undefined;
 }
 
 /** One browser session: the pending authorization, then the user's API client. */

@@ -2,8 +2,8 @@
 // The spec below is what `sluice generate` writes from the service's $metadata (written by hand here, for a
 // part of the service); with it, set, property, key, navigation and operation names and value types are
 // checked by the compiler. The model is given ahead (`metadata`), so no $metadata is downloaded at run time.
-import { createODataClient, parseEdmx, toServiceModel, type EmptyMap } from '../packages/odata/src/index.js';
-import { startODataServer } from '../packages/testkit/src/index.js';
+import { createODataClient, parseEdmx, toServiceModel, type EmptyMap } from '@sluice/odata';
+import { startODataServer } from './demo-servers.js'; // the local demo service
 
 interface Category { ID: number; Name: string }
 interface Product { ID: number; Name: string; Description: string | null; Price: string; Stock: string; CategoryID: number }

@@ -3,8 +3,8 @@
 // actions, functions and an async job watched by the poller. The README's "Writing" examples come from here.
 import {
   AsyncOperationFailedError, createAsyncPoller, createODataClient, etagOf, PreconditionFailedError, type ODataClient,
-} from '../packages/odata/src/index.js';
-import { startODataServer } from '../packages/testkit/src/index.js';
+} from '@sluice/odata';
+import { startODataServer } from './demo-servers.js'; // the local demo service, only for running this file as it is
 
 interface Order { ID: number; Customer: string; Amount: string; Quantity: string; Status: string }
 

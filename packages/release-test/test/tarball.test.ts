@@ -6,16 +6,21 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendJSON, startODataServer, startServer, type ODataTestServer, type TestServer } from '@sluice/testkit';
 import ts from 'typescript';
+import { documentedFiles, extractBlocks, type CodeBlock } from './code-blocks.js';
+import { checkAgainstInstalled, exampleFiles } from './docs-check.js';
+import { oneCommand, shCommands } from './install-recipe.js';
 import { unexportedPublicTypes } from './public-types.js';
 import { promisedFiles, publishablePackages, ROOT, type WorkspacePackage } from './repo.js';
 
-// Installs the packages the way a user does: `npm pack` from the working tree, the tarballs into an
-// empty project (our packages from the tarballs alone; third-party dependencies from the registry),
-// then ESM, CommonJS and TypeScript consumers use them. Packed and installed once per run.
+// Installs the packages the way a user does: the README's `npm run pack:all` (every package packed into
+// dist-tarballs/), the tarballs into an empty project (our packages from the tarballs alone; third-party
+// dependencies from the registry), then ESM, CommonJS and TypeScript consumers use them, and every docs
+// example compiles against them. Packed once per run; the README's install commands run as written.
 
 const run = promisify(execFile);
 const packages = publishablePackages();
 const fixtures = join(ROOT, 'packages/release-test/test/fixtures');
+const install = shCommands('README.md', 'Install');
 
 interface Packed {
   pkg: WorkspacePackage;
@@ -37,10 +42,9 @@ async function npm(args: string[], cwd: string): Promise<string> {
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sluice-tarballs-'));
-  const tarballs = join(work, 'tarballs');
-  mkdirSync(tarballs);
-  // One npm process packs every package; `prepack` builds each one first.
-  await npm(['pack', '--silent', '--pack-destination', tarballs, ...packages.map((p) => `--workspace=packages/${p.dir}`)], ROOT);
+  const tarballs = join(ROOT, 'dist-tarballs');
+  // The README's pack command (one npm process packs every package; `prepack` builds each one first).
+  await run('bash', ['-c', oneCommand(install, 'npm run pack:all', 'README.md Install')], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
   const made = readdirSync(tarballs);
   packed = await Promise.all(packages.map(async (pkg) => {
     const base = `${pkg.json.name.replace(/^@/, '').replace('/', '-')}-${pkg.json.version}.tgz`;
@@ -163,4 +167,43 @@ describe('packages installed from their tarballs', () => {
       expect(existsSync(join(app, 'node_modules/@sluice/core/dist/index.d.ts'))).toBe(true);
     }, 180_000);
   }
+
+  it('every ts block of the READMEs and docs, and every file of examples/, compiles against the installed tarballs (NodeNext, strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess)', () => {
+    const blocks: CodeBlock[] = [];
+    for (const file of documentedFiles()) blocks.push(...extractBlocks(file, readFileSync(join(ROOT, file), 'utf8')).blocks);
+    const examples = exampleFiles();
+    expect(blocks.length).toBeGreaterThan(5);
+    expect(examples).toContain('examples/odata-tour.ts');
+    const problems = checkAgainstInstalled(app, blocks, examples);
+    expect(problems.map((p) => `${p.file}:${p.line}: ${p.message}`)).toEqual([]);
+  }, 300_000);
+});
+
+describe("the README's Install section, run word for word", () => {
+  // Our scope asks a closed port, should npm look for it in a registry: the tarballs must resolve each other.
+  const env = { ...process.env, SLUICE: ROOT, 'npm_config_@sluice:registry': 'http://127.0.0.1:9/', npm_config_fetch_retries: '0', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+
+  it('its npm install line puts core, oauth and odata into an empty project, which reads the OData service with them', async () => {
+    const project = join(work, 'my-app');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-app', version: '1.0.0', private: true, type: 'module' }));
+    await run('bash', ['-c', oneCommand(install, 'npm install "$SLUICE"', 'README.md Install')], { cwd: project, env, maxBuffer: 64 * 1024 * 1024 });
+    const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string }> };
+    const ours = Object.entries(lock.packages).filter(([path]) => /(?:^|\/)node_modules\/@sluice\//.test(path));
+    expect(ours.map(([path]) => path).sort()).toEqual(['node_modules/@sluice/core', 'node_modules/@sluice/oauth', 'node_modules/@sluice/odata']);
+    for (const [path, entry] of ours) expect(entry.resolved, path).toMatch(/^file:/);
+    const script = "import { createODataClient } from '@sluice/odata'; import { oauth2 } from '@sluice/oauth';\n" +
+      "const od = createODataClient({ serviceURL: process.argv[1] }); console.log(typeof oauth2, (await od.from('Products').top(2).list()).length);";
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script, odata.v4], { cwd: project });
+    expect(stdout.trim()).toBe('function 2');
+  }, 180_000);
+
+  it('its npm install -g line (the CLI README gives the same) installs a sluice command that runs', async () => {
+    const line = oneCommand(install, 'npm install -g', 'README.md Install');
+    expect(shCommands('packages/cli/README.md').filter((c) => c.startsWith('npm install -g "$SLUICE"'))).toEqual([line]);
+    const prefix = join(work, 'global');
+    await run('bash', ['-c', line], { cwd: work, env: { ...env, npm_config_prefix: prefix }, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run(join(prefix, 'bin/sluice'), ['url', odata.v4, 'Products', '--top', '1']);
+    expect(stdout.trim()).toBe(`${odata.v4}Products?$top=1`);
+  }, 180_000);
 });
