@@ -87,8 +87,8 @@ export class HttpError extends SluiceError {
     headers: Readonly<Record<string, string>>;
     /** The body read so far (redacted here); `bodyText` is taken as a synonym. */
     bodyExcerpt: string;
-    bodyText?: string;
-    bodyTruncated?: boolean;
+    bodyText?: string | undefined;
+    bodyTruncated?: boolean | undefined;
     cause?: unknown;
   }) {
     const url = redactURL(init.url);

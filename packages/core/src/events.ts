@@ -33,7 +33,7 @@ export interface SluiceEventMap {
    * A request ended (after its retries and plugin resends): with the final `status`, or the `errorType` it
    * failed with. `durationMs` runs from the request's start; `requestId` is the one its attempts carried.
    */
-  'request.end': { requestId: number; method: string; url: string; status?: number; errorType?: string; durationMs: number };
+  'request.end': { requestId: number; method: string; url: string; status?: number | undefined; errorType?: string | undefined; durationMs: number };
   /** An attempt to `origin` waited `waitedMs` for a rate-limit token or an origin's `Retry-After` pause. */
   'ratelimit.wait': { origin: string; waitedMs: number };
   /** The circuit breaker of `origin` changed state (also given to `circuitBreaker.onStateChange`). */

@@ -25,17 +25,17 @@ export interface OtelMeterProvider {
 /** Options of {@link otel}. */
 export interface OtelOptions {
   /** Where spans go. Default: the global tracer provider (`trace.setGlobalTracerProvider`, or the one the OpenTelemetry Node SDK registers). */
-  tracerProvider?: OtelTracerProvider;
+  tracerProvider?: OtelTracerProvider | undefined;
   /** Where the `http.client.request.duration` histogram goes. Default: the global meter provider. */
-  meterProvider?: OtelMeterProvider;
+  meterProvider?: OtelMeterProvider | undefined;
   /** Send the trace context (`traceparent`, `tracestate`) with each request. Default true. */
-  propagate?: boolean;
+  propagate?: boolean | undefined;
   /**
    * More attributes for a request's span, asked once when the span starts; they win over those the
    * request's context carries under `SPAN_ATTRIBUTES`. Span only: the duration histogram keeps the
    * HTTP conventions' low-cardinality set.
    */
-  attributes?: (request: PluginRequest) => SpanAttributes | undefined;
+  attributes?: ((request: PluginRequest) => SpanAttributes | undefined) | undefined;
 }
 
 /**

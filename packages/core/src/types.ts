@@ -36,48 +36,48 @@ export type HeadersInput = Headers | Iterable<readonly [string, string]> | Reado
  */
 export interface RequestOptions {
   /** HTTP method. Default `GET`. */
-  method?: string;
+  method?: string | undefined;
   /** Path resolved against the base URL (SPEC 4.3), or an absolute URL. May carry a query string. */
-  path?: string;
+  path?: string | undefined;
   /** Query parameters appended to the path's own (spaces as `%20`). */
-  query?: QueryInit;
+  query?: QueryInit | undefined;
   /**
    * Headers for this request; they win over the client's. A record (`undefined` values are skipped), a
    * `Headers` instance or `[name, value]` pairs.
    */
-  headers?: HeadersInput;
+  headers?: HeadersInput | undefined;
   /** Raw body. Strings and bytes can be retried; streams cannot. */
-  body?: BodyInit;
+  body?: BodyInit | undefined;
   /** A value sent as JSON (sets `content-type: application/json` unless given). */
   json?: unknown;
   /** Cancels the whole request: attempts, retry waits and body reading. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Per-attempt timeout in ms for this request, or false. */
-  timeout?: number | false;
+  timeout?: number | false | undefined;
   /**
    * Total time for this request across attempts, waits and the body read: ms from now, an absolute
    * `Date`, or `false` to lift the client's. Past it: {@link DeadlineError}. A `signal` from
    * `AbortSignal.timeout()` acts as a deadline too.
    */
-  deadline?: DeadlineInit;
+  deadline?: DeadlineInit | undefined;
   /** Retry settings for this request, merged over the client's; false disables. */
-  retry?: Partial<RetryOptions> | false;
+  retry?: Partial<RetryOptions> | false | undefined;
   /** Allow retrying a non-idempotent method (POST, PATCH) because the caller knows it is safe. */
-  idempotent?: boolean;
+  idempotent?: boolean | undefined;
   /** Override the client's `throwHttpErrors`. */
-  throwHttpErrors?: boolean;
+  throwHttpErrors?: boolean | undefined;
   /** Values plugins can read (`request.context`). */
-  context?: Record<string, unknown>;
+  context?: Record<string, unknown> | undefined;
   /**
    * With a client `rateLimit`: reject with `RateLimitError` instead of waiting when no token is free
    * (overrides `rateLimit.failFast` for this request).
    */
-  failFast?: boolean;
+  failFast?: boolean | undefined;
   /**
    * Most redirects followed for this request (GET, HEAD and OPTIONS), overriding the client's
    * `maxRedirects`. `0` returns a 3xx as it is, `Location` unread, so the caller decides where it leads.
    */
-  maxRedirects?: number;
+  maxRedirects?: number | undefined;
 }
 
 /** Options of the shortcut methods (`get`, `post`, ...): a request without method and path. */
@@ -130,7 +130,7 @@ export interface Plugin {
   /** Unique name; {@link Client.plugin} finds a plugin by it. */
   readonly name: string;
   /** Header names (lower-case) this plugin adds that are credentials. */
-  readonly credentialHeaders?: readonly string[];
+  readonly credentialHeaders?: readonly string[] | undefined;
   /** Called once when the client is created. */
   setup?(client: PluginClient): void;
   /** Called before each send; may change `request.headers`. */
@@ -157,62 +157,62 @@ export interface Plugin {
  */
 export interface ClientOptions {
   /** Base URL that request paths are resolved against (http or https, no credentials in it). */
-  baseURL?: string;
+  baseURL?: string | undefined;
   /** How paths join the base (SPEC 4.3). Default `URLNormalization.Auto`. */
-  urlNormalization?: URLNormalization;
+  urlNormalization?: URLNormalization | undefined;
   /**
    * Per-attempt timeout in ms: the longest wait for response headers, and then the longest silence
    * between two body chunks. `false` disables it. Default 30000. See `deadline` for a total limit.
    */
-  timeout?: number | false;
+  timeout?: number | false | undefined;
   /**
    * Total time in ms for each request: every attempt, retry wait, queue wait, redirect and the body read
    * together. Past it the request fails with {@link DeadlineError} and no retry starts whose wait would pass
    * it. A request's own `deadline` wins. Default `false` (none).
    */
-  deadline?: number | false;
+  deadline?: number | false | undefined;
   /** Retry settings merged over {@link DEFAULT_RETRY}; `false` disables retrying. */
-  retry?: Partial<RetryOptions> | false;
+  retry?: Partial<RetryOptions> | false | undefined;
   /** Headers sent with every request (a request's own headers win): a record, `Headers` or `[name, value]` pairs. */
-  headers?: HeadersInput;
+  headers?: HeadersInput | undefined;
   /**
    * Header names (besides {@link CREDENTIAL_HEADERS}) that carry credentials: stripped on every redirect
    * that leaves the origin, sent from the default `headers` only to the base URL's origin, and shown
    * redacted in `client.options`.
    */
-  sensitiveHeaders?: readonly string[];
+  sensitiveHeaders?: readonly string[] | undefined;
   /** Plugins, in the order their hooks run. */
-  plugins?: readonly Plugin[];
+  plugins?: readonly Plugin[] | undefined;
   /** The transport; default a new {@link UndiciTransport} owned by this client (with `proxy` and `tls`). */
-  transport?: Transport;
+  transport?: Transport | undefined;
   /**
    * Proxy of the default transport: `'env'` (default) honours `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY`;
    * a URL (credentials allowed, never shown); `false` for direct connections. See NETWORK.md.
    */
-  proxy?: ProxyOption;
+  proxy?: ProxyOption | undefined;
   /** TLS settings of the default transport: custom CAs, client certificate (mTLS), SNI, lowest version. See NETWORK.md. */
-  tls?: TLSOptions;
+  tls?: TLSOptions | undefined;
   /** Most redirects followed for GET, HEAD and OPTIONS. `0` returns 3xx responses as they are. Default 10. */
-  maxRedirects?: number;
+  maxRedirects?: number | undefined;
   /** Throw {@link HttpError} for statuses 400 and above. Default true. */
-  throwHttpErrors?: boolean;
+  throwHttpErrors?: boolean | undefined;
   /** Largest body `json()`, `text()` and `bytes()` will buffer, in bytes. Default 64 MiB. */
-  maxResponseBytes?: number;
+  maxResponseBytes?: number | undefined;
   /**
    * Client-side token-bucket rate limit over every attempt, or a {@link RateLimiter} of your own (such as
    * a budget shared between processes). Default off. See RESILIENCE.md.
    */
-  rateLimit?: RateLimitOptions | RateLimiter | false;
+  rateLimit?: RateLimitOptions | RateLimiter | false | undefined;
   /** Per-origin circuit breaker; `true` uses the defaults. Default off. See RESILIENCE.md. */
-  circuitBreaker?: CircuitBreakerOptions | boolean;
+  circuitBreaker?: CircuitBreakerOptions | boolean | undefined;
   /** Client-wide cap on retries (20 % of recent requests + 10/s). Default on; `false` disables. */
-  retryBudget?: RetryBudgetOptions | boolean;
+  retryBudget?: RetryBudgetOptions | boolean | undefined;
   /** Cap on concurrent requests, with a bounded wait queue. Default off. */
-  bulkhead?: BulkheadOptions | false;
+  bulkhead?: BulkheadOptions | false | undefined;
   /** Pause an origin for every caller after a 429/503 with `Retry-After` (at most 60 s). Default on. */
-  pauseOnRetryAfter?: PauseOnRetryAfterOptions | boolean;
+  pauseOnRetryAfter?: PauseOnRetryAfterOptions | boolean | undefined;
   /** Receives the client's events (see {@link SluiceEventMap}); more listeners with `client.events.on()`. */
-  onEvent?: SluiceEventListener;
+  onEvent?: SluiceEventListener | undefined;
 }
 
 /** Options after validation and defaults. */

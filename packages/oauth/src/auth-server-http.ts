@@ -7,7 +7,7 @@ export interface AuthServerRequest {
   method: 'GET' | 'POST';
   url: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | undefined;
   signal?: AbortSignal | undefined;
 }
 

@@ -31,7 +31,7 @@ export class TokenRequestError extends SluiceError {
     error?: string | undefined;
     errorDescription?: string | undefined;
     errorURI?: string | undefined;
-    problem?: string;
+    problem?: string | undefined;
     cause?: unknown;
   }) {
     const detail = init.error !== undefined

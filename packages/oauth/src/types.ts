@@ -29,9 +29,9 @@ export interface Token {
   /** Lifetime granted by the server (`expires_in`), in milliseconds. */
   expiresIn: number;
   /** The latest refresh token, when the server issued one (rotated ones replace it). */
-  refreshToken?: string;
+  refreshToken?: string | undefined;
   /** Scope the server granted, when it said. */
-  scope?: string;
+  scope?: string | undefined;
 }
 
 /**
@@ -87,9 +87,9 @@ export type TokenEventType = 'TokenAcquired' | 'TokenRefreshed' | 'TokenExpired'
 export interface TokenEvent {
   type: TokenEventType;
   /** Lifetime of the new token in milliseconds. */
-  expiresIn?: number;
+  expiresIn?: number | undefined;
   /** Why a refresh failed. */
-  error?: Error;
+  error?: Error | undefined;
 }
 
 /**
@@ -110,51 +110,51 @@ export interface OAuth2Config {
   /** Secret of a confidential client; leave out for a public client (which then needs PKCE). */
   clientSecret?: string | undefined;
   /** Full URL of the token endpoint. Required unless `issuer` is given. https, or http on a loopback host. */
-  tokenURL?: string;
+  tokenURL?: string | undefined;
   /**
    * The authorization server's issuer identifier: the token and authorization endpoints are discovered
    * from `/.well-known/openid-configuration`, else `/.well-known/oauth-authorization-server` (RFC 8414),
    * once per process, with the `issuer` of the document checked. Endpoints given here win.
    */
-  issuer?: string;
+  issuer?: string | undefined;
   /** Scopes to request (sent space-separated, RFC 6749 3.3). */
-  scopes?: readonly string[];
+  scopes?: readonly string[] | undefined;
   /** The grant that obtains the first token. */
   grantType: GrantType;
   /** Authorization endpoint the user's browser is sent to (authorization_code only). */
-  authorizationURL?: string;
+  authorizationURL?: string | undefined;
   /** Callback URL registered with the server (authorization_code only). */
-  redirectURL?: string;
+  redirectURL?: string | undefined;
   /** Use PKCE with S256 (RFC 7636). Default true for authorization_code; required for public clients. */
-  pkce?: boolean;
+  pkce?: boolean | undefined;
   /** Extra form parameters added to every token request, such as `audience` or `resource`. */
-  extraParams?: Readonly<Record<string, string>>;
+  extraParams?: Readonly<Record<string, string>> | undefined;
   /**
    * How long before expiry a request starts a background refresh, in ms; a token living less than
    * twice this is refreshed at half its lifetime. Default 30000.
    */
-  refreshBuffer?: number;
+  refreshBuffer?: number | undefined;
   /** Token store; default a {@link MemoryTokenCache} of this plugin's own. */
-  tokenCache?: TokenCache;
+  tokenCache?: TokenCache | undefined;
   /**
    * Client authentication at the token endpoint. Default `client_secret_basic` with a secret,
    * `private_key_jwt` with a `privateKey`, else `none`.
    */
-  tokenEndpointAuthMethod?: ClientAuthMethod;
+  tokenEndpointAuthMethod?: ClientAuthMethod | undefined;
   /** The key that signs `private_key_jwt` assertions: PEM (PKCS#8, PKCS#1 or SEC1), a private JWK or a `KeyObject`. */
-  privateKey?: string | KeyObject | JsonWebKey;
+  privateKey?: string | KeyObject | JsonWebKey | undefined;
   /** `kid` header of the assertions, when the server holds several keys of this client. */
-  privateKeyId?: string;
+  privateKeyId?: string | undefined;
   /**
    * JWS algorithm of the assertions: `HS256` (default), `HS384` or `HS512` for `client_secret_jwt`; for
    * `private_key_jwt` by default RS256 for RSA keys, ES256/ES384/ES512 by curve, EdDSA for Ed25519.
    */
-  signingAlgorithm?: string;
+  signingAlgorithm?: string | undefined;
   /**
    * Accept plain `http:` authorization server URLs on hosts other than loopback. Credentials and tokens
    * then cross the network unencrypted: for test rigs only. Default false.
    */
-  allowInsecureHTTP?: boolean;
+  allowInsecureHTTP?: boolean | undefined;
 }
 
 /**
@@ -167,40 +167,40 @@ export interface OAuth2Config {
  */
 export interface OAuth2Options {
   /** The authorization code from the callback; exchanged once, then forgotten. */
-  authorizationCode?: string;
+  authorizationCode?: string | undefined;
   /** The PKCE verifier returned by `buildAuthorizationURL` for this code. */
   codeVerifier?: string | undefined;
   /** A refresh token obtained earlier (required for grantType `refresh_token`). */
-  refreshToken?: string;
+  refreshToken?: string | undefined;
   /** Receives the lifecycle events of SPEC 6. Exceptions it throws are ignored. */
-  onTokenEvent?: (event: TokenEvent) => void;
+  onTokenEvent?: ((event: TokenEvent) => void) | undefined;
   /**
    * Cache key to use instead of the derived one. Required with a custom `tokenCache` for user grants
    * (authorization_code, refresh_token), so that two users never share a key.
    */
-  cacheKey?: string;
+  cacheKey?: string | undefined;
   /** Backoff between failed background refreshes, in ms. Default `{ waitBase: 1000, maxWait: 30000 }`. */
-  refreshRetry?: { waitBase?: number; maxWait?: number };
+  refreshRetry?: { waitBase?: number | undefined; maxWait?: number | undefined } | undefined;
   /** Timeout of each token request in ms. Default 30000. */
-  timeout?: number;
+  timeout?: number | undefined;
   /**
    * Retries of a token request made while no valid token is held (the first one, or after expiry), on
    * network errors and 5xx answers. Default `{ maxAttempts: 3, waitBase: 200, maxWait: 2000 }`; `false`
    * for a single attempt.
    */
-  tokenRetry?: { maxAttempts?: number; waitBase?: number; maxWait?: number } | false;
+  tokenRetry?: { maxAttempts?: number | undefined; waitBase?: number | undefined; maxWait?: number | undefined } | false | undefined;
   /** Lifetime in ms assumed when the token response has no `expires_in`. Default 3600000 (one hour). */
-  defaultExpiresIn?: number;
+  defaultExpiresIn?: number | undefined;
   /**
    * How token requests and discovery travel. Default: the API client's own transport, so its `proxy` and
    * `tls` settings (private CA, client certificate) reach the authorization server too. Give
    * {@link UndiciTransportOptions} (`{ proxy, tls }`) for a transport of the plugin's own, closed with the
    * client, or a {@link Transport} you create and close yourself.
    */
-  tokenTransport?: Transport | UndiciTransportOptions;
+  tokenTransport?: Transport | UndiciTransportOptions | undefined;
   /**
    * Least time in ms between two token requests the plugin makes on its own (acquisitions and
    * proactive refreshes), so a very short token lifetime cannot turn into a request storm. Default 1000.
    */
-  minTokenInterval?: number;
+  minTokenInterval?: number | undefined;
 }

@@ -38,21 +38,21 @@ export interface ODataClientOptions {
    */
   serviceURL: string;
   /** An existing core client to send through (its plugins, retries and timeouts apply). */
-  client?: Client;
+  client?: Client | undefined;
   /** Core client options, used to create a client when `client` is not given. */
-  http?: ClientOptions;
+  http?: ClientOptions | undefined;
   /**
    * `'auto'` (default: detected from the first response's `OData-Version` / `DataServiceVersion` header,
    * a GET of the service root), `'2.0'` or `'4.0'`. A declared version the service contradicts fails on
    * the first response with ODataVersionError.
    */
-  version?: 'auto' | ODataVersion;
+  version?: 'auto' | ODataVersion | undefined;
   /**
    * Load `$metadata` before the first query (default false). With it, keys and filter literals are typed
    * by the model and v2 values are decoded by property type (`Precision`, `sap:display-format`); without it nothing large is downloaded
    * implicitly (call `metadata()` yourself whenever you want it).
    */
-  loadMetadata?: boolean;
+  loadMetadata?: boolean | undefined;
   /**
    * The service's model, known ahead (a {@link ServiceModel} that `sluice generate --runtime` writes, or a
    * parsed {@link ServiceMetadata}): keys, filter literals and writes are typed by it and `$metadata` is
@@ -60,7 +60,7 @@ export interface ODataClientOptions {
    */
   metadata?: ServiceModel | ServiceMetadata | undefined;
   /** Keep Int64 and Decimal exact as strings (default) or read them as numbers (precision may be lost). */
-  largeNumbers?: 'string' | 'number';
+  largeNumbers?: 'string' | 'number' | undefined;
   /**
    * Instants (`Edm.DateTimeOffset`, v2 `Edm.DateTime`) as ISO 8601 strings (`'string'`, default) or as
    * `Date` objects (`'Date'`), the same on v2 and v4 (see the README's "Values" table). `'Date'` needs to
@@ -69,17 +69,17 @@ export interface ODataClientOptions {
    */
   dates?: 'string' | 'Date' | undefined;
   /** Origins besides the service's that server-given links (next links, Location, status URLs) may point to. */
-  allowedOrigins?: readonly string[];
+  allowedOrigins?: readonly string[] | undefined;
   /** Rebase links on another origin whose path is under the service root onto the service's origin (default true). */
-  rebaseLinks?: boolean;
+  rebaseLinks?: boolean | undefined;
   /** How many times a page whose body broke is resumed (default 3); error statuses are the core's to retry. */
-  pageRetries?: number;
+  pageRetries?: number | undefined;
   /** End a collection read with PagingError after this many pages (default: no limit). */
-  maxPages?: number;
+  maxPages?: number | undefined;
   /** Largest record accepted, in bytes (default: no limit); larger ends the read with ResponseSizeError. */
-  maxRecordBytes?: number;
+  maxRecordBytes?: number | undefined;
   /** Largest page body accepted, in bytes (default: no limit). */
-  maxPageBytes?: number;
+  maxPageBytes?: number | undefined;
   /**
    * Largest `$metadata` document accepted, in bytes (default 64 MiB); a larger one fails `metadata()` with
    * ResponseSizeError (`limit` `'maxMetadataBytes'`) instead of filling memory.
@@ -91,9 +91,9 @@ export interface ODataClientOptions {
    * `X-CSRF-Token: Required`, `true` fetches before the first write, `false` never. With `client` given,
    * add `csrf()` to its plugins yourself.
    */
-  csrf?: 'auto' | boolean;
+  csrf?: 'auto' | boolean | undefined;
   /** Send PATCH/MERGE, PUT and DELETE as POST with `X-HTTP-Method` (gateways that pass only GET and POST). Default false. */
-  tunnel?: boolean;
+  tunnel?: boolean | undefined;
 }
 
 const OPTION_KEYS = [

@@ -4,7 +4,7 @@ import { HttpError, redactURL, SluiceError } from '@sluice/core';
 export interface ODataErrorDetail {
   code: string;
   message: string;
-  target?: string;
+  target?: string | undefined;
 }
 
 /**

@@ -22,26 +22,26 @@ export interface RedisRateLimiterOptions {
   /** Rate of all instances together, requests per second. Required, > 0. */
   requestsPerSecond: number;
   /** Requests that may go at once after a quiet spell, all instances together. Default 1. */
-  burst?: number;
+  burst?: number | undefined;
   /** Most requests waiting, all instances together; one more gets {@link RateLimitError}. Default 1000. */
-  maxQueue?: number;
+  maxQueue?: number | undefined;
   /** Reject with {@link RateLimitError} instead of waiting. Default false. */
-  failFast?: boolean;
+  failFast?: boolean | undefined;
   /**
    * For high rates: slots reserved per Redis round trip. The instance hands them to its next attempts;
    * one not used within an interval of its time is dropped (lost to the others, never sent late). Default 1.
    */
-  batch?: number;
+  batch?: number | undefined;
   /** Instances sharing the budget: while Redis is down each one sends `requestsPerSecond / instances`. Default 1. */
-  instances?: number;
+  instances?: number | undefined;
   /** Prefix of the Redis key. Default `sluice`. */
-  namespace?: string;
+  namespace?: string | undefined;
   /** Timeout of each Redis command in ms; a slower answer counts as an outage. Default 500. */
-  commandTimeout?: number;
+  commandTimeout?: number | undefined;
   /** While Redis is down: how often it is probed in the background, in ms. Default 1000. */
-  probeInterval?: number;
+  probeInterval?: number | undefined;
   /** Receives `redis.unavailable` and `redis.recovered` events. */
-  onEvent?: SluiceEventListener;
+  onEvent?: SluiceEventListener | undefined;
 }
 
 const OPTION_KEYS = [

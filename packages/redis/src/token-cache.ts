@@ -19,23 +19,23 @@ export interface RedisTokenCacheOptions {
   /** An ioredis client (stays open on {@link RedisTokenCache.close}) or a `redis://` URL to connect to. */
   redis: RedisConnection;
   /** Prefix of every key and channel. Default `sluice`. */
-  namespace?: string;
+  namespace?: string | undefined;
   /** AES-256-GCM key (32 bytes, or their base64): tokens are stored sealed with it. Default: stored as JSON. */
   encryptionKey?: Uint8Array | string | undefined;
   /** How long the instance acquiring a token holds the lock, in ms. Default 10000. */
-  lockTtl?: number;
+  lockTtl?: number | undefined;
   /** Longest wait for another instance's token before acquiring directly, in ms. Default 5000. */
-  lockWait?: number;
+  lockWait?: number | undefined;
   /** While waiting: how often Redis is checked besides the pub/sub wake-up, in ms. Default 200. */
-  pollInterval?: number;
+  pollInterval?: number | undefined;
   /** Lifetime in ms of a token whose expiry is already past when stored (SPEC 2.2). Default 1000. */
-  fallbackLifetime?: number;
+  fallbackLifetime?: number | undefined;
   /** Timeout of each Redis command in ms. Default 1000. */
-  commandTimeout?: number;
+  commandTimeout?: number | undefined;
   /** While Redis is down: how often it is probed in the background, in ms. Default 1000. */
-  probeInterval?: number;
+  probeInterval?: number | undefined;
   /** Receives `redis.unavailable`, `redis.recovered` and `redis.token.unreadable` events. */
-  onEvent?: SluiceEventListener;
+  onEvent?: SluiceEventListener | undefined;
 }
 
 const OPTION_KEYS = [

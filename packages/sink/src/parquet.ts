@@ -126,7 +126,7 @@ interface HyparquetWriter {
 interface ByteWriterLike {
   buffer: ArrayBuffer;
   index: number;
-  flush?: () => Promise<void>;
+  flush?: (() => Promise<void>) | undefined;
   finish: () => void | Promise<void>;
 }
 

@@ -27,14 +27,14 @@ export interface CsrfOptions {
    * `X-CSRF-Token: Required`, then fetch, retry, and fetch before every later write. `'always'`: fetch
    * before the first write.
    */
-  mode?: 'auto' | 'always';
+  mode?: 'auto' | 'always' | undefined;
   /** Where the token is fetched (HEAD, then GET where HEAD gives none). Default: the client's base URL. */
-  fetchURL?: string;
+  fetchURL?: string | undefined;
   /**
    * Keep the session cookies the gateway binds its token to (default true: a {@link CookieStore} for
    * the fetch URL's origin). Pass a store to share it, or false when cookies are handled elsewhere.
    */
-  cookies?: boolean | CookieStore;
+  cookies?: boolean | CookieStore | undefined;
 }
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);

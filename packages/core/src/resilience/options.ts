@@ -13,7 +13,7 @@ export interface CircuitStateChange {
   /** Why, e.g. `5 consecutive failures` or `probe succeeded`. */
   reason: string;
   /** When opening: epoch ms from which a probe will be let through. */
-  retryAt?: number;
+  retryAt?: number | undefined;
 }
 
 /**
@@ -30,11 +30,11 @@ export interface RateLimitOptions {
   /** Sustained rate: tokens added per second. Required, > 0. */
   requestsPerSecond: number;
   /** Bucket size: how many requests may go at once after a quiet spell. Default 1 (no bursts). */
-  burst?: number;
+  burst?: number | undefined;
   /** Most requests waiting for a token; one more gets {@link RateLimitError}. Default 1000. */
-  maxQueue?: number;
+  maxQueue?: number | undefined;
   /** Reject with {@link RateLimitError} instead of waiting when no token is free. Default false. */
-  failFast?: boolean;
+  failFast?: boolean | undefined;
 }
 
 /**
@@ -79,19 +79,19 @@ export function isRateLimiter(value: unknown): value is RateLimiter {
  */
 export interface CircuitBreakerOptions {
   /** Failures in a row that open the circuit. Default 5. */
-  consecutiveFailures?: number;
+  consecutiveFailures?: number | undefined;
   /** Share of failed attempts in the window (0 < r <= 1) that opens the circuit. Default 0.5. */
-  failureRatio?: number;
+  failureRatio?: number | undefined;
   /** Fewest attempts in the window before the ratio is judged. Default 20. */
-  minimumRequests?: number;
+  minimumRequests?: number | undefined;
   /** Length of the ratio window in ms. Default 10000. */
-  window?: number;
+  window?: number | undefined;
   /** How long the circuit stays open before probing, in ms. Default 10000. */
-  openDuration?: number;
+  openDuration?: number | undefined;
   /** Attempts let through at once while half-open. Default 1. */
-  halfOpenProbes?: number;
+  halfOpenProbes?: number | undefined;
   /** Called on every state change (errors it throws are ignored). */
-  onStateChange?: (change: CircuitStateChange) => void;
+  onStateChange?: ((change: CircuitStateChange) => void) | undefined;
 }
 
 /**
@@ -108,11 +108,11 @@ export interface CircuitBreakerOptions {
  */
 export interface RetryBudgetOptions {
   /** Retries allowed per request in the window (0-1). Default 0.2. */
-  ratio?: number;
+  ratio?: number | undefined;
   /** Retries allowed per second regardless of traffic. Default 10. */
-  minRetriesPerSecond?: number;
+  minRetriesPerSecond?: number | undefined;
   /** Length of the window in ms. Default 10000. */
-  window?: number;
+  window?: number | undefined;
 }
 
 /**
@@ -129,7 +129,7 @@ export interface BulkheadOptions {
   /** Most requests in flight at once. Required, integer >= 1. */
   maxConcurrent: number;
   /** Most requests waiting for a slot; one more gets {@link BulkheadRejectedError}. Default 1000. */
-  maxQueue?: number;
+  maxQueue?: number | undefined;
 }
 
 /**
@@ -144,7 +144,7 @@ export interface BulkheadOptions {
  */
 export interface PauseOnRetryAfterOptions {
   /** Longest pause honoured, in ms; a longer `Retry-After` pauses this long. Default 60000. */
-  maxPause?: number;
+  maxPause?: number | undefined;
 }
 
 /** Resilience settings after validation, defaults filled in; `undefined` means off. */

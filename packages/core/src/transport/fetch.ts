@@ -4,14 +4,14 @@ import { TransportTimeoutError, type Transport, type TransportBody, type Transpo
 /** Options of {@link FetchTransport}. */
 export interface FetchTransportOptions {
   /** The `fetch` to call. Default: the global `fetch`. */
-  fetch?: typeof globalThis.fetch;
+  fetch?: typeof globalThis.fetch | undefined;
   /**
    * Only `false` is accepted: the fetch API has no proxy setting, so any other value is a
    * {@link ConfigError} rather than silently ignored. Use {@link UndiciTransport} for proxies.
    */
-  proxy?: false;
+  proxy?: false | undefined;
   /** Not supported (the fetch API has no TLS settings): any value is a {@link ConfigError}. Use {@link UndiciTransport}. */
-  tls?: never;
+  tls?: never | undefined;
 }
 
 /** One exchange's abort wiring: the caller's signal plus the headers/idle timer. */
@@ -105,7 +105,7 @@ export class FetchTransport implements Transport {
     const body = request.body;
     const streaming = body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
     const exchange = new Exchange(request.signal, request.timeout);
-    const init: RequestInit & { duplex?: 'half' } = {
+    const init: RequestInit & { duplex?: 'half' | undefined } = {
       method: request.method,
       headers: request.headers,
       body: (streaming ? toReadableStream(body) : body) as globalThis.BodyInit | undefined,

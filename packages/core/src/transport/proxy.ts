@@ -164,7 +164,7 @@ export class ProxyError extends NetworkError {
   readonly refused: boolean;
   constructor(
     method: string, url: string, proxy: string, status: number | undefined,
-    options?: { cause?: unknown; withCredentials?: boolean },
+    options?: { cause?: unknown; withCredentials?: boolean | undefined },
   ) {
     const withCredentials = options?.withCredentials === true;
     super(method, url, options);

@@ -22,26 +22,26 @@ export type TLSMaterial = string | Uint8Array | { readonly path: string };
  */
 export interface TLSOptions {
   /** Certificate authorities to trust (PEM; several certificates in one text are fine). */
-  ca?: TLSMaterial | readonly TLSMaterial[];
+  ca?: TLSMaterial | readonly TLSMaterial[] | undefined;
   /** Keep trusting Node's bundled roots (and `NODE_EXTRA_CA_CERTS`) next to `ca`. Default true; `false` trusts `ca` only. */
-  includeDefaultCA?: boolean;
+  includeDefaultCA?: boolean | undefined;
   /** Client certificate chain (PEM) for mutual TLS, with `key`. */
-  cert?: TLSMaterial;
+  cert?: TLSMaterial | undefined;
   /** Private key (PEM) of `cert`; encrypted keys need `passphrase`. */
-  key?: TLSMaterial;
+  key?: TLSMaterial | undefined;
   /** Passphrase of an encrypted `key` or of `pfx`. */
-  passphrase?: string;
+  passphrase?: string | undefined;
   /** PKCS#12 bundle (certificate and key) for mutual TLS, instead of `cert` + `key`. */
-  pfx?: TLSMaterial;
+  pfx?: TLSMaterial | undefined;
   /** Server name for SNI and for checking the server's certificate, when it differs from the URL's host. */
-  servername?: string;
+  servername?: string | undefined;
   /** Lowest TLS version accepted. Default `'TLSv1.2'` (Node's). */
-  minVersion?: 'TLSv1.2' | 'TLSv1.3';
+  minVersion?: 'TLSv1.2' | 'TLSv1.3' | undefined;
   /**
    * Accept any server certificate: expired, self-signed, for another host. Only for a throw-away test
    * machine; the client emits a `tls.insecure` event when this is set. Prefer `ca`.
    */
-  insecureSkipVerify?: boolean;
+  insecureSkipVerify?: boolean | undefined;
 }
 
 /** Connection options for node:tls (and undici's `connect`), checked. */

@@ -55,7 +55,7 @@ export interface TransportResponse {
   readonly status: number;
   readonly headers: Record<string, string>;
   /** Every `set-cookie` value, which cannot be joined. */
-  readonly setCookie?: readonly string[];
+  readonly setCookie?: readonly string[] | undefined;
   readonly body: TransportBody;
 }
 
@@ -79,7 +79,7 @@ export interface Transport {
   /** Whether an error of this transport's own means its timeout elapsed (when it does not throw {@link TransportTimeoutError}). */
   isTimeout?(error: unknown): boolean;
   /** True when the transport does not check server certificates (`tls.insecureSkipVerify`): the client emits `tls.insecure`. */
-  readonly insecureTLS?: boolean;
+  readonly insecureTLS?: boolean | undefined;
   /** Whether the transport presents a TLS client certificate (mutual TLS), when it knows; OAuth's `tls_client_auth` checks it. */
   readonly clientCertificate?: boolean | undefined;
 }

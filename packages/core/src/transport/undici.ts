@@ -10,29 +10,29 @@ import { TransportTimeoutError, type Transport, type TransportBody, type Transpo
 /** Options of {@link UndiciTransport}. */
 export interface UndiciTransportOptions {
   /** Most sockets per origin. Default 128. */
-  connections?: number;
+  connections?: number | undefined;
   /** How long an idle keep-alive socket stays open, in ms. Default 4000. */
-  keepAliveTimeout?: number;
+  keepAliveTimeout?: number | undefined;
   /** TCP connect timeout in ms. Default 10000. */
-  connectTimeout?: number;
+  connectTimeout?: number | undefined;
   /**
    * Ask for compressed responses (`accept-encoding: gzip, deflate, br` as a default header the client and
    * the request can override) and decompress `gzip`, `deflate` and `br` bodies. Default true, as fetch does.
    */
-  decompress?: boolean;
+  decompress?: boolean | undefined;
   /**
    * An undici dispatcher of your own (a tuned `Agent`, a `MockAgent`). The transport does not close it.
    * It cannot be combined with `proxy` or `tls`, which configure the transport's own dispatchers.
    */
-  dispatcher?: Dispatcher;
+  dispatcher?: Dispatcher | undefined;
   /**
    * Proxy for every request: `'env'` (default) honours `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY`, read once
    * now; a URL sends everything through that proxy (https targets through a `CONNECT` tunnel); `false`
    * connects directly. See NETWORK.md.
    */
-  proxy?: ProxyOption;
+  proxy?: ProxyOption | undefined;
   /** Custom CAs, a client certificate for mutual TLS, SNI name, lowest TLS version. See {@link TLSOptions}. */
-  tls?: TLSOptions;
+  tls?: TLSOptions | undefined;
 }
 
 const noop = (): void => undefined;
@@ -40,7 +40,7 @@ const noop = (): void => undefined;
 /** Bytes read to keep a connection reusable when a body is dropped; larger rests close the socket. */
 const DUMP_LIMIT = 64 * 1024;
 
-type UndiciReadable = Readable & { dump(options: { limit: number; signal?: AbortSignal }): Promise<void> };
+type UndiciReadable = Readable & { dump(options: { limit: number; signal?: AbortSignal | undefined }): Promise<void> };
 
 /**
  * The abort signal undici watches for one exchange: the caller's signal plus a precise timer for the

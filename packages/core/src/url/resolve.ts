@@ -72,7 +72,7 @@ export interface ResolveOptions {
   /** Base address that request paths are resolved against. */
   baseURL: string;
   /** Joining strategy; `URLNormalization.Auto` when omitted. */
-  urlNormalization?: URLNormalization;
+  urlNormalization?: URLNormalization | undefined;
 }
 
 /** Result of {@link resolveURL}. */

@@ -19,15 +19,15 @@ export interface BatchSendOptions extends Omit<WriteOptions, 'tunnel'> {
    * `'multipart'` (default; OData v2 and v4) or `'json'` (the OData 4.01 JSON batch format, for services
    * that speak 4.01).
    */
-  format?: 'multipart' | 'json';
+  format?: 'multipart' | 'json' | undefined;
   /** Most operations per $batch request (default 100; gateways limit it). A changeset is never split. */
-  maxOperations?: number;
+  maxOperations?: number | undefined;
   /**
    * JSON batch: a request that refers to one of another atomicity group lists that group in `dependsOn`
    * besides the request, as JSON Format 4.01 section 19.1 requires (default true). false lists only the
    * request: SAP CAP (cds 9) answers 424 to a group in `dependsOn`.
    */
-  dependsOnGroups?: boolean;
+  dependsOnGroups?: boolean | undefined;
 }
 
 
@@ -201,9 +201,9 @@ export class Batch {
    * Reads an entity (`od.from('X').key(1)`) or a collection (its first page, as an array), or, with
    * `format: 'json'`, what an earlier changeset created (`op.ref()`, run after that changeset succeeded).
    */
-  get<T>(query: Query<T>, options?: { headers?: Readonly<Record<string, string>> }): BatchOperation<T[]>;
-  get<T>(query: EntityQuery<T> | BatchRef, options?: { headers?: Readonly<Record<string, string>> }): BatchOperation<T>;
-  get(query: QueryBase<unknown> | BatchRef, options: { headers?: Readonly<Record<string, string>> } = {}): BatchOperation {
+  get<T>(query: Query<T>, options?: { headers?: Readonly<Record<string, string>> | undefined }): BatchOperation<T[]>;
+  get<T>(query: EntityQuery<T> | BatchRef, options?: { headers?: Readonly<Record<string, string>> | undefined }): BatchOperation<T>;
+  get(query: QueryBase<unknown> | BatchRef, options: { headers?: Readonly<Record<string, string>> | undefined } = {}): BatchOperation {
     checkCallOptions('batch get()', where(query), options, 'batchGet');
     const host = this.host;
     const collection = query instanceof Query;

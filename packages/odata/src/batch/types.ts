@@ -6,7 +6,7 @@ export interface BatchPartRequest {
   /** A JSON value; undefined for no body. */
   readonly body?: unknown;
   /** The Content-ID (multipart) or `id` (JSON batch) other requests of the changeset refer to as `$<id>`. */
-  readonly contentId?: string;
+  readonly contentId?: string | undefined;
 }
 
 /** What a batch sends, in order: single requests (reads) and changesets (atomic groups of writes). @internal */

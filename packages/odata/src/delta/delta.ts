@@ -22,7 +22,7 @@ export type DeltaRelated = Readonly<Record<string, readonly DeltaRelatedChange[]
 
 /** One change of a related entity in a nested delta (see {@link DeltaRelated}). */
 export type DeltaRelatedChange =
-  | { readonly kind: 'entity'; readonly value: Record<string, unknown>; readonly related?: DeltaRelated }
+  | { readonly kind: 'entity'; readonly value: Record<string, unknown>; readonly related?: DeltaRelated | undefined }
   | { readonly kind: 'removed'; readonly id: string | undefined; readonly key: Readonly<Record<string, unknown>> | undefined; readonly reason: string | undefined };
 
 /**
@@ -32,8 +32,8 @@ export type DeltaRelatedChange =
  * An entity with nested deltas of expanded navigations has them in `related`.
  */
 export type DeltaChange<T> =
-  | { readonly kind: 'entity'; readonly value: T; readonly related?: DeltaRelated }
-  | { readonly kind: 'removed'; readonly id: string; readonly key?: Readonly<Record<string, unknown>>; readonly reason: string | undefined }
+  | { readonly kind: 'entity'; readonly value: T; readonly related?: DeltaRelated | undefined }
+  | { readonly kind: 'removed'; readonly id: string; readonly key?: Readonly<Record<string, unknown>> | undefined; readonly reason: string | undefined }
   | { readonly kind: 'link' | 'deletedLink'; readonly source: string; readonly relationship: string; readonly target: string };
 
 /**
@@ -51,10 +51,10 @@ export interface DeltaSyncOptions {
   /** Where the delta link is kept between runs, such as a {@link FileDeltaStore}. */
   store: DeltaStore;
   /** The key of this sync in the store (default: the entity set). */
-  key?: string;
-  signal?: AbortSignal;
+  key?: string | undefined;
+  signal?: AbortSignal | undefined;
   /** Request the next page while the caller works on the current one, as `stream()` does (default true). */
-  prefetch?: boolean;
+  prefetch?: boolean | undefined;
 }
 
 type RawPage = ReturnType<typeof pageOf>;

@@ -17,16 +17,16 @@ export interface EdmPrimitive {
   readonly name: string;
   readonly kind: EdmKind;
   /** Width of integers and floats, in bits. */
-  readonly bits?: number;
+  readonly bits?: number | undefined;
   /** Whether an integer type is signed. */
-  readonly signed?: boolean;
+  readonly signed?: boolean | undefined;
   /** OData versions whose CSDL has the type. */
   readonly versions: readonly ODataVersion[];
   /**
    * TypeScript type of a decoded value: `default` under the default options, `largeNumbers` under
    * `largeNumbers: 'number'`, `dates` under `dates: 'Date'` (absent: the same as `default`).
    */
-  readonly ts: { readonly default: string; readonly largeNumbers?: string; readonly dates?: string };
+  readonly ts: { readonly default: string; readonly largeNumbers?: string | undefined; readonly dates?: string | undefined };
   /** The form of a decoded value, in one line. */
   readonly form: string;
 }

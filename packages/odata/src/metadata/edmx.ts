@@ -11,7 +11,7 @@ import { childrenNamed, parseXml, type XmlElement } from './xml.js';
 /** Options of {@link parseEdmx}. */
 export interface ParseEdmxOptions {
   /** How errors name the document (its URL, redacted, or a label). Default `the $metadata document`. */
-  document?: string;
+  document?: string | undefined;
 }
 
 /**

@@ -4,13 +4,13 @@ export interface PropertyInfo {
   /** Qualified type such as `Edm.Int32`, `Collection(Edm.String)` or `Demo.Address`. */
   type: string;
   nullable: boolean;
-  precision?: number;
-  scale?: number;
-  maxLength?: number;
+  precision?: number | undefined;
+  scale?: number | undefined;
+  maxLength?: number | undefined;
   /** v2 `ConcurrencyMode="Fixed"`: the property takes part in the entity's ETag. */
-  concurrency?: boolean;
+  concurrency?: boolean | undefined;
   /** SAP `sap:display-format` (`Date` on an `Edm.DateTime`: a calendar date, read as `YYYY-MM-DD`). */
-  displayFormat?: string;
+  displayFormat?: string | undefined;
 }
 
 /** One navigation property: its name, target type (qualified) and whether it leads to many. */
@@ -20,9 +20,9 @@ export interface NavigationInfo {
   type: string | undefined;
   collection: boolean;
   /** v4 `Partner`: the navigation property that leads back. */
-  partner?: string;
+  partner?: string | undefined;
   /** v4 `ContainsTarget`: the targets are contained entities with no entity set of their own. */
-  containsTarget?: boolean;
+  containsTarget?: boolean | undefined;
 }
 
 /** An entity type: qualified name, key property names and properties by name. */
@@ -33,9 +33,9 @@ export interface EntityTypeInfo {
   properties: ReadonlyMap<string, PropertyInfo>;
   navigation: ReadonlyMap<string, NavigationInfo>;
   /** Qualified name of the base type, when derived. */
-  baseType?: string;
+  baseType?: string | undefined;
   /** Media entity (`HasStream`). */
-  hasStream?: boolean;
+  hasStream?: boolean | undefined;
 }
 
 /** A complex type: qualified name and properties by name. */
@@ -74,12 +74,12 @@ export interface OperationInfo {
   /** Bound operations are called on an entity or a collection, given by the first parameter. */
   bound: boolean;
   /** Type of the binding parameter (element type for a collection), when bound. */
-  bindingType?: string;
+  bindingType?: string | undefined;
   bindingCollection: boolean;
   /** Parameters after the binding parameter. */
   parameters: readonly ParameterInfo[];
   /** Return type, `Collection(...)` for collections; undefined for none. */
-  returnType?: string;
+  returnType?: string | undefined;
   composable: boolean;
 }
 
@@ -93,13 +93,13 @@ export interface OperationImportInfo {
   /** Qualified name of the imported v4 operation; undefined for v2 function imports. */
   operation: string | undefined;
   /** Entity set of the returned entities, when declared. */
-  entitySet?: string;
+  entitySet?: string | undefined;
   /** v2: the HTTP method the function import is called with (`GET` unless declared). */
-  httpMethod?: string;
+  httpMethod?: string | undefined;
   /** v2: parameters declared on the import; empty for v4 (see the operation). */
   parameters: readonly ParameterInfo[];
   /** v2: the return type declared on the import. */
-  returnType?: string;
+  returnType?: string | undefined;
 }
 
 /**

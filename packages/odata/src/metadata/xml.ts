@@ -11,7 +11,7 @@ export interface XmlElement {
   /** Text and CDATA directly inside the element, entities decoded. */
   text: string;
   /** 1-based line of the element's start tag in the document (where the tag ends, for one spread over lines). */
-  line?: number;
+  line?: number | undefined;
 }
 
 /**

@@ -21,15 +21,15 @@ export type AsyncOpStatus = (typeof AsyncOpStatus)[keyof typeof AsyncOpStatus];
 /** Options of {@link createAsyncPoller} (SPEC 4.5 WithPollInterval, WithMaxPolls). */
 export interface AsyncPollerOptions {
   /** Wait between polls in ms (default 2000), unless the service sends `Retry-After`. */
-  pollInterval?: number;
+  pollInterval?: number | undefined;
   /** Polls before giving up with AsyncOperationTimeoutError (default 30). */
-  maxPolls?: number;
+  maxPolls?: number | undefined;
   /**
    * When the operation succeeded and the status resource names its result (`ResultURL`), GET it through
    * the same client and link policy and hand back its decoded body as `value` (default true). false only
    * reports `resultURL`, for a caller who streams or skips the result.
    */
-  fetchResult?: boolean;
+  fetchResult?: boolean | undefined;
 }
 
 /** The final status `wait()` resolves with. */
@@ -107,7 +107,7 @@ export class AsyncPoller<T = unknown> {
    * Cancelled AsyncOperationCancelledError, `maxPolls` polls while running AsyncOperationTimeoutError;
    * an abort (or an `AbortSignal.timeout` deadline) ends the wait with AbortError, whatever polls remain.
    */
-  async wait(options: { signal?: AbortSignal } = {}): Promise<AsyncStatus<T>> {
+  async wait(options: { signal?: AbortSignal | undefined } = {}): Promise<AsyncStatus<T>> {
     checkCallOptions('wait()', undefined, options, 'signalOnly');
     const { signal } = options;
     const shown = redactURL(this.statusURL);
@@ -168,7 +168,7 @@ export class AsyncPoller<T = unknown> {
   }
 
   /** Asks the service to cancel the operation (`DELETE` on the status URL, OData 4.01 Part 1 section 9.1.3). */
-  async cancel(options: { signal?: AbortSignal } = {}): Promise<void> {
+  async cancel(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     checkCallOptions('cancel()', undefined, options, 'signalOnly');
     const response = await this.http.request({ method: 'DELETE', path: this.statusURL, signal: options.signal, throwHttpErrors: false, context: spanContext({ type: 'async_cancel' }) });
     if (response.status >= 400) throw await toODataError(response);

@@ -19,15 +19,15 @@ export interface OperationBinding {
 /** Options of `action(...).execute()`. */
 export interface ActionOptions extends WriteOptions {
   /** Ask the service to run it asynchronously (`Prefer: respond-async`): a 202 with a status URL. */
-  async?: boolean;
+  async?: boolean | undefined;
   /** `If-Match` for an action bound to an entity: an ETag string, `'*'` or an entity read earlier. */
-  etag?: ETagSource;
+  etag?: ETagSource | undefined;
 }
 
 /** Options of `function(...).execute()`. */
 export interface FunctionOptions extends WriteOptions {
   /** v4: pass parameters as aliases in the query (`F(P=@P)?@P='x'`) instead of inline. */
-  aliases?: boolean;
+  aliases?: boolean | undefined;
 }
 
 /** What an action answers (SPEC 2.5 "Action result"). */

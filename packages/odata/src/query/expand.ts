@@ -13,14 +13,14 @@ import { checkOrderBy, checkSelect, checkCount } from './options.js';
  * ```
  */
 export interface ExpandOptions {
-  select?: readonly string[];
-  filter?: string | Expr | ((f: FilterBuilder) => Expr);
-  orderBy?: readonly string[];
-  top?: number;
-  skip?: number;
-  count?: boolean;
+  select?: readonly string[] | undefined;
+  filter?: string | Expr | ((f: FilterBuilder) => Expr) | undefined;
+  orderBy?: readonly string[] | undefined;
+  top?: number | undefined;
+  skip?: number | undefined;
+  count?: boolean | undefined;
   /** Further expansions of the expanded entity: paths, or paths with their own options. */
-  expand?: readonly string[] | Readonly<Record<string, ExpandOptions | true>>;
+  expand?: readonly string[] | Readonly<Record<string, ExpandOptions | true>> | undefined;
 }
 
 /** One `$expand` item: a navigation path and optional nested options. */

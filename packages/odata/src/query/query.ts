@@ -92,7 +92,7 @@ export class Query<T = Record<string, unknown>> extends QueryBase<T> {
     const out: T[] = [];
     for await (const item of this.stream(options)) {
       if (item.error === undefined) out.push(item.value);
-      else if (!(item.error as { willRetry?: boolean }).willRetry) throw item.error;
+      else if (!(item.error as { willRetry?: boolean | undefined }).willRetry) throw item.error;
     }
     return out;
   }

@@ -3,7 +3,7 @@ import { ODataError, type ODataErrorDetail } from '../errors.js';
 import { childrenNamed, parseXml, type XmlElement } from '../metadata/xml.js';
 
 /** The fields of an OData error body: code, message, and where given the target and details. */
-export interface ParsedError { code: string; message: string; target?: string; details?: ODataErrorDetail[] }
+export interface ParsedError { code: string; message: string; target?: string | undefined; details?: ODataErrorDetail[] | undefined }
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;

@@ -9,20 +9,20 @@ import type { StreamItem } from './stream-item.js';
 /** Options of `query.stream()`, `list()` and `pages()` (besides `signal`, `headers`, `timeout`). */
 export interface StreamOptions extends ReadOptions {
   /** Fetch the next page while the caller works on the current one (default true). */
-  prefetch?: boolean;
+  prefetch?: boolean | undefined;
   /** Ask the service for at most this many records per page (v4 `Prefer: odata.maxpagesize`). */
-  maxPageSize?: number;
+  maxPageSize?: number | undefined;
   /**
    * How many times a page whose body broke (reset, truncated, timed out while reading) is resumed
    * (default: the client's `pageRetries`, 3). Error statuses are retried by the core, not here.
    */
-  pageRetries?: number;
+  pageRetries?: number | undefined;
   /** End with PagingError after this many pages (default: the client's `maxPages`, unlimited). */
-  maxPages?: number;
+  maxPages?: number | undefined;
   /** Largest record accepted, in bytes (default: the client's `maxRecordBytes`); larger ends the read with ResponseSizeError. */
-  maxRecordBytes?: number;
+  maxRecordBytes?: number | undefined;
   /** Largest page body accepted, in bytes (default: the client's `maxPageBytes`). */
-  maxPageBytes?: number;
+  maxPageBytes?: number | undefined;
 }
 
 const DONE: IteratorResult<never> = { value: undefined, done: true };

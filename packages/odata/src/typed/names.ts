@@ -77,7 +77,7 @@ export type CreateInput<E extends EntityTypeSpec> =
   & { [N in keyof E['nav']]?: E['nav'][N] extends { many: true; target: infer T extends EntityTypeSpec } ? CreateInput<T>[] : E['nav'][N] extends { target: infer T extends EntityTypeSpec } ? CreateInput<T> : never };
 
 /** What `update()` takes: some of the properties that are not immutable (keys, computed, `sap:updatable="false"`). */
-export type UpdateInput<E extends EntityTypeSpec> = Partial<Omit<E['props'], E['immutable'] | E['computed']>> & { '@odata.etag'?: string };
+export type UpdateInput<E extends EntityTypeSpec> = Partial<Omit<E['props'], E['immutable'] | E['computed']>> & { '@odata.etag'?: string | undefined };
 
 /** The operations map `M`'s entry `N` as an {@link OperationSpec}. */
 export type Operation<M, N extends keyof M> = M[N] & OperationSpec;

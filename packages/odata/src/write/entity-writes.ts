@@ -11,7 +11,7 @@ import type { SluiceResponse } from '@sluice/core';
 /** Options of `create()`. */
 export interface CreateOptions extends WriteOptions {
   /** v4 `Prefer: return=…`: the created entity back (`representation`) or only its Location (`minimal`). */
-  prefer?: 'representation' | 'minimal';
+  prefer?: 'representation' | 'minimal' | undefined;
 }
 
 /** Options of `update()` and `replace()`. */
@@ -20,13 +20,13 @@ export interface UpdateOptions extends CreateOptions {
    * `If-Match`: an ETag string, `'*'` (whatever version is there), or an entity read earlier. Without it,
    * the `@odata.etag` of the changes object is used when it has one; otherwise none is sent.
    */
-  etag?: ETagSource;
+  etag?: ETagSource | undefined;
 }
 
 /** Options of `delete()`. */
 export interface DeleteOptions extends WriteOptions {
   /** `If-Match`, as for {@link UpdateOptions.etag}. */
-  etag?: ETagSource;
+  etag?: ETagSource | undefined;
 }
 
 /**

@@ -11,7 +11,7 @@ export interface ExchangeInit {
   /** Absolute URL. */
   url: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | undefined;
   signal?: AbortSignal | undefined;
   timeout?: number | false | undefined;
   deadline?: number | Date | false | undefined;
@@ -27,9 +27,9 @@ export interface WriteSettings {
   /** Send PATCH/MERGE, PUT and DELETE as POST with `X-HTTP-Method`. */
   readonly tunnel: boolean;
   /** The client's size limits (`maxRecordBytes`, `maxPageBytes`): a batch answer is bound by them too. */
-  readonly limits?: Partial<ReadLimits>;
+  readonly limits?: Partial<ReadLimits> | undefined;
   /** Most `307`/`308` redirects a write follows (the core client's `maxRedirects`). */
-  readonly maxRedirects?: number;
+  readonly maxRedirects?: number | undefined;
 }
 
 /** What writes and operations need from the OData client. @internal */
@@ -52,13 +52,13 @@ export interface WriteHost {
  */
 export interface WriteOptions {
   /** Cancels the write. A write already received by the server may still take effect. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Headers for this request; they win over the client's (not over content type and version headers). */
-  headers?: Readonly<Record<string, string>>;
+  headers?: Readonly<Record<string, string>> | undefined;
   /** Per-attempt timeout in ms (the core's `timeout`), or false. */
-  timeout?: number | false;
+  timeout?: number | false | undefined;
   /** Total time for the request with its retries (the core's `deadline`): ms, an absolute `Date`, or false. */
-  deadline?: number | Date | false;
+  deadline?: number | Date | false | undefined;
   /** Send the method as POST with `X-HTTP-Method` (gateways and proxies that pass only GET and POST). */
-  tunnel?: boolean;
+  tunnel?: boolean | undefined;
 }
