@@ -17,7 +17,7 @@ describe('documentation examples compile with strict, exactOptionalPropertyTypes
     const problems = checkBlocks(blocks);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ file: 'x.md', line: 7 });
-  });
+  }, 120_000); // one TypeScript program over the sources: 10 s alone, far more on a loaded machine
 
   it('every ts block of the READMEs and docs type-checks', () => {
     const files = documentedFiles();
