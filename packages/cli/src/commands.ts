@@ -24,7 +24,7 @@ export async function getEntity(serviceURL: string, entitySet: string, key: stri
     await readyForSelect(od, flags, signal);
     const query = buildQuery(od, entitySet, { ...(flags.select === undefined ? {} : { select: flags.select }), ...(flags.expand === undefined ? {} : { expand: flags.expand }) });
     // Typed literals (datetime'…', guid'…', 123L) are read for the service's version; binary'…' differs between them.
-    const version = od.version ?? (/binary'/i.test(key) ? (await od.ready(signal)).version : undefined);
+    const version = od.version ?? (/binary'/i.test(key) ? await od.ready(signal) : undefined);
     const entity = await query.key(parseKey(key, { typed: md?.entitySets.has(entitySet) === true, literals: { version } })).get({ signal });
     terminal.stdout.write(`${JSON.stringify(entity, null, 2)}\n`);
   } finally {

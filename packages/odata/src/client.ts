@@ -238,11 +238,17 @@ export class ODataClient {
   }
 
   /**
-   * Resolves with the protocol in use. With `version: 'auto'` it detects the version from the headers
-   * of a GET of the service root (the service document, small); with `loadMetadata: true` it loads
-   * `$metadata` first. Queries call it themselves.
+   * Resolves with the OData version in use (`'2.0'` or `'4.0'`; also {@link ODataClient.version} from then
+   * on). With `version: 'auto'` it detects the version from the headers of a GET of the service root (the
+   * service document, small); with `loadMetadata: true` it loads `$metadata` first. Queries call it
+   * themselves: it is needed only to know the version ahead (such as before `toURL()` of a `$count`).
    */
-  async ready(signal?: AbortSignal): Promise<ODataProtocol> {
+  async ready(signal?: AbortSignal): Promise<ODataVersion> {
+    return (await this.protocolReady(signal)).version;
+  }
+
+  /** The protocol in use, detected (and `$metadata` loaded) as {@link ODataClient.ready} says. @internal */
+  async protocolReady(signal?: AbortSignal): Promise<ODataProtocol> {
     if (this.loadMetadataFirst && this.metadataValue === undefined) {
       try {
         await this.metadata({ signal });

@@ -19,10 +19,11 @@ describe.each([['4.0', 'multipart'], ['2.0', 'multipart'], ['4.0', 'json']] as c
     const b = od.batch();
     const product = b.get(od.from<Product>('Products').key(1));
     const page = b.get(od.from<Product>('Products').top(2));
-    let created!: ReturnType<ReturnType<typeof b.changeset>['create']>;
-    b.changeset((cs) => {
-      created = cs.create<Order>(od.from('Orders'), { Customer: `batch-${format}` });
-      cs.update(created.ref(), { Status: 'Open' }, { etag: '*' });
+    // changeset() returns what its callback returns: here the create, used after send().
+    const created = b.changeset((cs) => {
+      const order = cs.create<Order>(od.from('Orders'), { Customer: `batch-${format}` });
+      cs.update(order.ref(), { Status: 'Open' }, { etag: '*' });
+      return order;
     });
     const missing = b.get(od.from<Order>('Orders').key(987654));
     const results = await b.send({ format });
@@ -45,7 +46,7 @@ describe.each([['4.0', 'multipart'], ['2.0', 'multipart'], ['4.0', 'json']] as c
     const count = kit.server().writes!.store.orders.size;
     const b = od.batch();
     const ok = b.get(od.from('Products').key(2));
-    const cs = b.changeset((c) => {
+    b.changeset((c) => {
       c.create(od.from('Orders'), { Customer: 'rolled-back' });
       c.update(od.from('Orders').key(1), { Status: 'X' }, { etag: 'W/"999"' });
     });
@@ -54,7 +55,6 @@ describe.each([['4.0', 'multipart'], ['2.0', 'multipart'], ['4.0', 'json']] as c
     expect(ok.result.value).toMatchObject({ ID: 2 });
     expect(results.slice(1).map((r) => [r.ok, r.status])).toEqual([[false, 412], [false, 412]]);
     expect(results[1]!.error).toBeInstanceOf(PreconditionFailedError);
-    expect(cs).toBeDefined();
     expect(kit.server().writes!.store.orders.size).toBe(count);
     expect([...kit.server().writes!.store.orders.values()].some((o) => o.values['Customer'] === 'rolled-back')).toBe(false);
   });
@@ -90,6 +90,10 @@ describe('$batch splitting and limits', () => {
     await expect(b.send({ maxOperations: 0 })).rejects.toThrow(ConfigError);
     await expect(b.send({ maxOperation: 5 } as never)).rejects.toThrow(/maxOperations/);
     expect(() => b.changeset(() => undefined)).toThrow(/at least one/);
+    // An async callback would add its writes after changeset() returned: refused, and nothing added.
+    const size = b.size;
+    expect(() => b.changeset(async (cs) => cs.create(od.from('Orders'), { Customer: 'late' }))).toThrow(/synchronously/);
+    expect(b.size).toBe(size);
     const json = kit.client('2.0').batch();
     await expect(json.send({ format: 'json' })).rejects.toThrow(/4.01/);
   });
@@ -131,8 +135,7 @@ describe('JSON batch references across atomicity groups (OData 4.01 dependsOn)',
     const od = kit.client('4.0');
     const before = batches().length;
     const b = od.batch();
-    let order!: ReturnType<ReturnType<typeof b.changeset>['create']>;
-    b.changeset((cs) => { order = cs.create<Order>(od.from('Orders'), { Customer: 'across' }); });
+    const order = b.changeset((cs) => cs.create<Order>(od.from('Orders'), { Customer: 'across' }));
     b.changeset((cs) => { cs.update(order.ref(), { Status: 'Open' }, { etag: '*' }); });
     const read = b.get<Order>(order.ref());
     const results = await b.send({ format: 'json' });
@@ -148,17 +151,16 @@ describe('JSON batch references across atomicity groups (OData 4.01 dependsOn)',
     const od = kit.client('4.0');
     const count = kit.server().writes!.store.orders.size;
     const b = od.batch();
-    let order!: ReturnType<ReturnType<typeof b.changeset>['create']>;
-    b.changeset((cs) => {
-      order = cs.create<Order>(od.from('Orders'), { Customer: 'doomed' });
+    const order = b.changeset((cs) => {
       cs.update(od.from('Orders').key(1), { Status: 'X' }, { etag: 'W/"999"' });
+      return cs.create<Order>(od.from('Orders'), { Customer: 'doomed' });
     });
-    const dependent = b.changeset((cs) => { cs.update(order.ref(), { Status: 'Open' }, { etag: '*' }); });
+    const dependent = b.changeset((cs) => cs.update(order.ref(), { Status: 'Open' }, { etag: '*' }));
     const read = b.get<Order>(order.ref());
     const independent = b.get(od.from<Product>('Products').key(1));
     const results = await b.send({ format: 'json' });
     expect(results.map((r) => [r.ok, r.status])).toEqual([[false, 412], [false, 412], [false, 424], [false, 424], [true, 200]]);
-    expect(dependent.ops[0]!.result.error!.status).toBe(424);
+    expect(dependent.result.error!.status).toBe(424);
     expect(read.result.error).toBeInstanceOf(ODataError);
     expect(independent.result.value).toMatchObject({ ID: 1 });
     expect(kit.server().writes!.store.orders.size).toBe(count);
@@ -168,13 +170,12 @@ describe('JSON batch references across atomicity groups (OData 4.01 dependsOn)',
     const od = kit.client('4.0');
     const before = batches().length;
     const across = od.batch();
-    let order!: ReturnType<ReturnType<typeof across.changeset>['create']>;
-    across.changeset((cs) => { order = cs.create(od.from('Orders'), { Customer: 'x' }); });
-    across.changeset((cs) => { cs.delete(order.ref(), { etag: '*' }); });
+    const order = across.changeset((cs) => cs.create(od.from('Orders'), { Customer: 'x' }));
+    across.changeset((cs) => cs.delete(order.ref(), { etag: '*' }));
     await expect(across.send()).rejects.toThrow(/only inside one changeset; send with format: 'json'/);
     const reading = od.batch();
-    reading.changeset((cs) => { order = cs.create(od.from('Orders'), { Customer: 'x' }); });
-    reading.get(order.ref());
+    const made = reading.changeset((cs) => cs.create(od.from('Orders'), { Customer: 'x' }));
+    reading.get(made.ref());
     await expect(reading.send({ format: 'multipart' })).rejects.toThrow(ConfigError);
     await expect(across.send({ format: 'json', maxOperations: 1 })).rejects.toThrow(/raise maxOperations/);
     expect(batches().length).toBe(before);
@@ -226,12 +227,10 @@ describe('a JSON batch atomicity group answered request by request', () => {
     try {
       const b = od.batch();
       const read = b.get(od.from<Product>('Products').key(1));
-      let created!: ReturnType<ReturnType<typeof b.changeset>['create']>;
-      let updated!: ReturnType<ReturnType<typeof b.changeset>['update']>;
-      b.changeset((cs) => {
-        created = cs.create<Order>(od.from('Orders'), { Customer: 'x' });
-        updated = cs.update(od.from('Orders').key(3), { Status: 'Open' }, { etag: 'W/"1"' });
-      });
+      const [created, updated] = b.changeset((cs) => [
+        cs.create<Order>(od.from('Orders'), { Customer: 'x' }),
+        cs.update(od.from('Orders').key(3), { Status: 'Open' }, { etag: 'W/"1"' }),
+      ] as const);
       await b.send({ format: 'json' });
       expect(read.result).toMatchObject({ ok: true, status: 200, value: { ID: 1 } });
       for (const op of [created, updated]) {

@@ -7,5 +7,5 @@ export { openTarget } from './sync/target.js';
 export type { SqlTarget, TableColumn } from './sync/sql-target.js';
 export type { Dialect } from './sync/sql-types.js';
 export { STATE_TABLE } from './sync/state.js';
-export { openSqlite, type SqliteConnection } from './sync/sqlite.js';
+export { openSqlite, type SqliteConnection, type SqliteStatement } from './sync/sqlite.js';
 export { keyOfRemovedId } from './sync/keys.js';

@@ -172,9 +172,10 @@ function relative(host: WriteHost, url: string): string {
  * ```ts
  * const batch = od.batch()
  * const product = batch.get(od.from('Products').key(1))
- * batch.changeset((cs) => {
- *   const order = cs.create(od.from('Orders'), { Customer: 'ACME' })
- *   cs.create(order.ref().nav('Lines'), { Product: 'P1', Qty: 2 })
+ * const order = batch.changeset((cs) => {
+ *   const created = cs.create(od.from('Orders'), { Customer: 'ACME' })
+ *   cs.create(created.ref().nav('Lines'), { Product: 'P1', Qty: 2 })
+ *   return created
  * })
  * const results = await batch.send()
  * if (product.result.ok) console.log(product.result.value)
@@ -218,13 +219,20 @@ export class Batch {
     return op;
   }
 
-  /** Adds a changeset: the writes `build` adds apply together or not at all. */
-  changeset(build: (cs: Changeset) => void): Changeset {
+  /**
+   * Adds a changeset: the writes `build` adds apply together or not at all. Returns what `build` returns,
+   * so an operation made inside can be used later (`const order = batch.changeset((cs) => cs.create(…))`).
+   * `build` adds its writes at once: a promise from it is a ConfigError.
+   */
+  changeset<R = void>(build: (cs: Changeset) => R): R {
     const cs = new Changeset(this, this.groups.length, []);
-    build(cs);
+    const result = build(cs);
+    if (typeof (result as { then?: unknown } | undefined)?.then === 'function') {
+      throw new ConfigError('changeset', 'callback must add its writes synchronously, not return a promise');
+    }
     if (cs.ops.length === 0) throw new ConfigError('changeset', 'must contain at least one operation');
     this.groups.push({ kind: 'changeset', cs });
-    return cs;
+    return result;
   }
 
   /** Number of operations collected. */
@@ -245,7 +253,7 @@ export class Batch {
     const format = options.format ?? 'multipart';
     if (format !== 'multipart' && format !== 'json') throw new ConfigError('format', `must be 'multipart' or 'json', got ${String(format)}`);
     if (options.dependsOnGroups !== undefined && typeof options.dependsOnGroups !== 'boolean') throw new ConfigError('dependsOnGroups', `must be a boolean, got ${String(options.dependsOnGroups)}`);
-    const protocol = await this.host.ready(options.signal);
+    const protocol = await this.host.protocolReady(options.signal);
     if (format === 'json' && protocol.version !== '4.0') throw new ConfigError('format', "'json' needs an OData 4.01 service");
     const results: BatchResult[] = [];
     // Content-ID → the Location its create answered, for URLs and relative Locations of operations addressed through `$n`.

@@ -222,7 +222,7 @@ export class DeltaSync<T = Record<string, unknown>> {
    * DeltaExpiredError when the service no longer accepts the kept link (the link is then cleared).
    */
   async *changes(): AsyncGenerator<DeltaChange<T>> {
-    const protocol = await this.host.ready(this.options.signal);
+    const protocol = await this.host.protocolReady(this.options.signal);
     for await (const page of this.pages()) {
       yield* page.changes;
       if (page.nextLink === undefined && page.deltaLink === undefined) {
@@ -238,7 +238,7 @@ export class DeltaSync<T = Record<string, unknown>> {
    * a kept next link resumes a read in the middle; the delta link is saved once the last page was taken.
    */
   async *pages(): AsyncGenerator<DeltaPage<T>> {
-    const protocol = await this.host.ready(this.options.signal);
+    const protocol = await this.host.protocolReady(this.options.signal);
     const { url: start, entityType } = this.query.render(protocol);
     const kept = await this.options.store.load(this.storeKey());
     let url = kept ?? start;

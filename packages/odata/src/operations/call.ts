@@ -85,7 +85,7 @@ export abstract class OperationCall<Self> {
   }
 
   protected async prepare(kind: 'action' | 'function', signal: AbortSignal | undefined) {
-    const protocol = await this.host.ready(signal);
+    const protocol = await this.host.protocolReady(signal);
     const md = this.host.loadedMetadata();
     let bindingInfo: BindingInfo | undefined;
     if (this.binding !== undefined) bindingInfo = { entityType: this.binding.render(protocol).entityType, collection: this.binding.collection };

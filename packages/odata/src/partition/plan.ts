@@ -127,7 +127,7 @@ export async function planPartitions(query: Query<any>, options: PartitionOption
   const { host, state } = baseState(query as Query<unknown>);
   const signal = options.signal;
   const md = await host.metadata(signal === undefined ? {} : { signal });
-  const protocol: ODataProtocol = await host.ready(signal);
+  const protocol: ODataProtocol = await host.protocolReady(signal);
   const entityType = md.entitySets.get(state.set)?.entityType;
   if (entityType === undefined) throw new ConfigError('partitionBy', `needs the entity type of ${state.set}, which $metadata does not describe`);
   const property = partitionProperty(state.set, entityType, options.by);

@@ -22,7 +22,7 @@ export interface QueryHost extends WriteHost {
   /** Query options of the service URL (`sap-client=100`), sent with every request. */
   readonly serviceParams: readonly (readonly [string, string])[];
   /** Detects the version (and loads metadata when asked to) before a run. */
-  ready(signal?: AbortSignal): Promise<ODataProtocol>;
+  protocolReady(signal?: AbortSignal): Promise<ODataProtocol>;
   /** The service's `$metadata`, loaded once. */
   metadata(options?: ReadOptions): Promise<ServiceMetadata>;
   runGet(url: string, entityType: EntityTypeInfo | undefined, options: ReadOptions): Promise<unknown>;
@@ -161,7 +161,7 @@ export abstract class QueryBase<T> {
 
   /** @internal Detects the version if needed, then builds the URL. */
   protected async prepared(signal: AbortSignal | undefined, countSegment = false): Promise<{ url: string; entityType: EntityTypeInfo | undefined }> {
-    const protocol = await this.host.ready(signal);
+    const protocol = await this.host.protocolReady(signal);
     return this.render(protocol, countSegment);
   }
 }

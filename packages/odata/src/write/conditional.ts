@@ -14,7 +14,7 @@ export type ConditionalRead<T> =
  */
 export async function readIfChanged<T>(target: WriteTarget, etag: ETagSource, options: ReadOptions): Promise<ConditionalRead<T>> {
   const tag = ifMatchOf(etag, 'readIfChanged etag')!;
-  const protocol = await target.host.ready(options.signal);
+  const protocol = await target.host.protocolReady(options.signal);
   const { url, entityType } = target.render(protocol);
   const response = await sendWrite(target.host, protocol, { method: 'GET', url, headers: { 'if-none-match': tag }, options });
   if (response.status === 304) {

@@ -85,7 +85,7 @@ async function result<T>(response: SluiceResponse, host: WriteHost, protocol: OD
 
 /** POST an entity (deep insert included) to a collection. @internal */
 export async function createEntity<T>(target: WriteTarget, entity: unknown, options: CreateOptions): Promise<WriteResult<T>> {
-  const protocol = await target.host.ready(options.signal);
+  const protocol = await target.host.protocolReady(options.signal);
   const { url, entityType } = target.render(protocol);
   const body = encodeEntity(entity, entityType, encodeContext(target.host, protocol), 'entity');
   const prefer = options.prefer === undefined ? undefined : protocol.write.prefer(options.prefer);
@@ -95,7 +95,7 @@ export async function createEntity<T>(target: WriteTarget, entity: unknown, opti
 
 /** PATCH (v2 MERGE) or PUT one entity, with If-Match when given. @internal */
 export async function updateEntity<T>(target: WriteTarget, changes: unknown, options: UpdateOptions, replace: boolean): Promise<WriteResult<T>> {
-  const protocol = await target.host.ready(options.signal);
+  const protocol = await target.host.protocolReady(options.signal);
   const { url, entityType } = target.render(protocol);
   const ifMatch = ifMatchOf(options.etag ?? (etagOf(changes) !== undefined ? changes as object : undefined));
   const body = encodeEntity(changes, entityType, encodeContext(target.host, protocol), replace ? 'entity' : 'changes');
@@ -109,7 +109,7 @@ export async function updateEntity<T>(target: WriteTarget, changes: unknown, opt
 
 /** DELETE one entity, with If-Match when given. @internal */
 export async function deleteEntity(target: WriteTarget, options: DeleteOptions): Promise<void> {
-  const protocol = await target.host.ready(options.signal);
+  const protocol = await target.host.protocolReady(options.signal);
   const { url } = target.render(protocol);
   const ifMatch = ifMatchOf(options.etag);
   const response = await sendWrite(target.host, protocol, { method: 'DELETE', url, headers: ifMatch === undefined ? {} : { 'if-match': ifMatch }, options });

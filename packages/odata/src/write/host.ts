@@ -39,7 +39,7 @@ export interface WriteHost {
   readonly serviceParams: readonly (readonly [string, string])[];
   /** Where server-given links (Location, status URLs) may lead. */
   readonly links: LinkPolicy;
-  ready(signal?: AbortSignal): Promise<ODataProtocol>;
+  protocolReady(signal?: AbortSignal): Promise<ODataProtocol>;
   loadedMetadata(): ServiceMetadata | undefined;
   /** Sends one request through the core client, without throwing on an error status; checks the declared version. */
   exchange(init: ExchangeInit): Promise<SluiceResponse>;

@@ -9,7 +9,7 @@ import type { SqlTarget, TableColumn } from './sql-target.js';
 import { ident, sqlType } from './sql-types.js';
 
 /** A prepared statement of either driver. */
-interface Statement {
+export interface SqliteStatement {
   run(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
 }
@@ -17,7 +17,7 @@ interface Statement {
 /** A connection of either driver (`node:sqlite` DatabaseSync, better-sqlite3 Database). */
 export interface SqliteConnection {
   exec(sql: string): void;
-  prepare(sql: string): Statement;
+  prepare(sql: string): SqliteStatement;
   close(): void;
 }
 
@@ -66,7 +66,7 @@ export function openSqlite(path: string): SqliteConnection {
 class SqliteTarget implements SqlTarget {
   readonly dialect = 'sqlite' as const;
   private lockDb: SqliteConnection | undefined;
-  private readonly statements = new Map<string, Statement>();
+  private readonly statements = new Map<string, SqliteStatement>();
 
   constructor(readonly name: string, private readonly path: string, private readonly db: SqliteConnection) {}
 
@@ -87,7 +87,7 @@ class SqliteTarget implements SqlTarget {
     return Promise.resolve();
   }
 
-  private prepared(sql: string): Statement {
+  private prepared(sql: string): SqliteStatement {
     let statement = this.statements.get(sql);
     if (statement === undefined) {
       statement = this.db.prepare(sql);
