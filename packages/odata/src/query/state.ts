@@ -16,17 +16,17 @@ export type KeyValue = LiteralValue | Readonly<Record<string, LiteralValue>>;
  */
 export interface ReadOptions {
   /** Cancels the read and every request it sends. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Headers for this read's requests; they win over the client's (not over `Accept`/version headers). */
-  headers?: Readonly<Record<string, string>>;
+  headers?: Readonly<Record<string, string>> | undefined;
   /** Per-attempt timeout in ms for this read's requests (the core's `timeout`), or false. */
-  timeout?: number | false;
+  timeout?: number | false | undefined;
   /**
    * Total time for the whole read (every page, attempt, retry wait and body): ms from the start of the
    * read, an absolute `Date`, or false to lift the client's. Past it the read ends with the core's
    * `DeadlineError` (a page is never resumed after it).
    */
-  deadline?: number | Date | false;
+  deadline?: number | Date | false | undefined;
 }
 
 /** One path segment after the entity set: a key predicate or a navigation property. @internal */
