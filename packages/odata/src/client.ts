@@ -269,7 +269,7 @@ export class ODataClient {
     });
     if (response.status >= 400) throw await toODataError(response);
     const declared = declaredBy(response);
-    let found: { protocol: ODataProtocol; from: 'header' | 'service-document' | 'metadata'; detail: string } | undefined;
+    let found: { protocol: ODataProtocol; from: 'header' | 'service-document'; detail: string } | undefined;
     if (declared !== undefined) {
       await response.cancel();
       found = { protocol: declared.protocol, from: 'header', detail: declared.header };
@@ -290,7 +290,9 @@ export class ODataClient {
       }
       const byMetadata = protocolFor(md.version) ?? this.protocol;
       if (byMetadata === undefined) throw new ODataFormatError(`${none} nor does $metadata; pass version '2.0' or '4.0'`, response.status);
-      found = { protocol: byMetadata, from: 'metadata', detail: `$metadata declares version ${md.version ?? byMetadata.version} (the service root declares none)` };
+      // Reading $metadata settled the version and reported it.
+      this.versionVerified = true;
+      return byMetadata;
     }
     this.protocol ??= found.protocol;
     this.versionVerified = true;
@@ -318,7 +320,16 @@ export class ODataClient {
     const response = await send(ctx, `${this.serviceURL}$metadata${query ? `?${query}` : ''}`, options.signal, 'application/xml');
     const declared = declaredBy(response)?.protocol;
     const md = await readMetadataResponse(response, this.maxMetadataBytes);
-    this.protocol ??= protocolFor(md.version) ?? declared;
+    if (this.protocol === undefined) {
+      const byModel = protocolFor(md.version);
+      this.protocol = byModel ?? declared;
+      if (this.protocol !== undefined) {
+        this.http.events.emit('odata.version.detected', {
+          version: this.protocol.version, from: 'metadata',
+          detail: byModel !== undefined ? `$metadata declares version ${md.version ?? ''}` : `the $metadata response's version header`,
+        });
+      }
+    }
     return md;
   }
 

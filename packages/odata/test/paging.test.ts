@@ -152,6 +152,16 @@ describe('version detection when the service root says nothing', () => {
     }
   });
 
+  it('with loadMetadata the version comes from $metadata, reported once', async () => {
+    const server = await serve({ '/v4/$metadata': xml(EDMX('4.0')), '/v4/P': (res) => json(res, { value: [{ ID: 1 }] }) });
+    const od = client(server, { serviceURL: `${server.origin}/v4/`, version: 'auto', loadMetadata: true });
+    const events: SluiceEvent[] = [];
+    od.http.events.on((e) => events.push(e));
+    expect(await od.from('P').list()).toEqual([{ ID: 1 }]);
+    expect(events.filter((e) => e.type === 'odata.version.detected')).toEqual([expect.objectContaining({ version: '4.0', from: 'metadata' })]);
+    expect(server.requests.map((r) => r.url)).toEqual(['/v4/$metadata', '/v4/P']);
+  });
+
   it('the event names the header when the root declares one', async () => {
     const server = await serve({ '/svc/': (res) => json(res, { value: [] }, { 'odata-version': '4.0' }) });
     const od = client(server, { version: 'auto' });
