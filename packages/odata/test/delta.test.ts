@@ -61,6 +61,26 @@ describe('DeltaSync, OData v4', () => {
     expect(changes.at(-1)).toMatchObject({ kind: 'removed', reason: 'deleted' });
   });
 
+  it('reads 4.01 removals named by key (no @id) across pages: key, and an id built from the set', async () => {
+    const od = kit.client('4.0', { http: { retry: false, headers: { 'odata-maxversion': '4.01' } } });
+    const orders = od.from<Order>('Orders');
+    const store = new FileDeltaStore(join(dir, 'v401-keys.json'));
+    const sync = new DeltaSync(od, orders, { store });
+    await collect(sync);
+    const ids: number[] = [];
+    for (const c of ['K1', 'K2', 'K3']) ids.push((await orders.create({ Customer: c })).value!.ID);
+    for (const id of ids) await orders.key(id).delete({ etag: '*' });
+    kit.server().writes!.removalsByKey = true;
+    try {
+      const changes = await collect(sync);
+      const removals = changes.filter((c) => c.kind === 'removed');
+      expect(removals).toEqual(ids.map((id) => ({ kind: 'removed', id: `Orders(${id})`, key: { ID: id }, reason: 'deleted' })));
+      expect(await collect(sync)).toEqual([]); // the delta link advanced past them
+    } finally {
+      kit.server().writes!.removalsByKey = false;
+    }
+  });
+
 });
 
 describe('DeltaSync, OData v2 (SAP Gateway __delta)', () => {

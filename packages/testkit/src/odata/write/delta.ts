@@ -16,13 +16,13 @@ const PAGE = 2;
 interface DeltaForm {
   readonly tokenParam: string;
   link(token: number, skip?: number): string;
-  removed(ref: string): string;
+  removed(ref: string, id: number): string;
   /** An added or deleted link, or undefined where the version has none (v2). */
   navLink?(source: string, target: string, added: boolean): string;
   body(items: string[], tail: { next?: string; delta?: string }): string;
 }
 
-function formOf(x: Exchange): DeltaForm {
+function formOf(x: Exchange, byKey: boolean): DeltaForm {
   const context = JSON.stringify(`${x.root}$metadata#Orders/$delta`);
   if (x.version === 2) {
     return {
@@ -36,7 +36,11 @@ function formOf(x: Exchange): DeltaForm {
   return {
     tokenParam: '$deltatoken',
     link: (token, skip) => `${x.root}Orders?$deltatoken=${token}${skip === undefined ? '' : `&$skiptoken=${skip}`}`,
-    removed: (ref) => (v401 ? `{"@removed":{"reason":"deleted"},"@id":${JSON.stringify(ref)}}` : `{"@odata.removed":{"reason":"deleted"},"@odata.id":${JSON.stringify(ref)}}`),
+    removed: (ref, id) => {
+      // The 4.01 form by key, whatever OData-MaxVersion asked for (servers that answer 4.01 to 4.0 clients).
+      if (byKey) return `{"@removed":{"reason":"deleted"},"ID":${id}}`;
+      return v401 ? `{"@removed":{"reason":"deleted"},"@id":${JSON.stringify(ref)}}` : `{"@odata.removed":{"reason":"deleted"},"@odata.id":${JSON.stringify(ref)}}`;
+    },
     navLink: (source, target, added) => {
       const kind = added ? '$link' : '$deletedLink';
       const ctx = v401 ? `"@context":${JSON.stringify(`#Orders/${kind}`)}` : `"@odata.context":${JSON.stringify(`${x.root}$metadata#Orders/${kind}`)}`;
@@ -47,8 +51,8 @@ function formOf(x: Exchange): DeltaForm {
 }
 
 /** Answers a GET of Orders when it asks for change tracking or carries a delta token; false otherwise. */
-export async function deltaRead(x: Exchange, store: OrderStore): Promise<boolean> {
-  const form = formOf(x);
+export async function deltaRead(x: Exchange, store: OrderStore, removalsByKey = false): Promise<boolean> {
+  const form = formOf(x, removalsByKey);
   const params = new URLSearchParams(x.search);
   const token = params.get(form.tokenParam)?.replace(/^'(.*)'$/, '$1') ?? null;
   if (token === null && !prefers(x, 'odata.track-changes')) return false;
@@ -77,7 +81,7 @@ export async function deltaRead(x: Exchange, store: OrderStore): Promise<boolean
   const link = form.navLink;
   const all: Array<() => string> = [...latest].map(([id, deleted]) => () => {
     if (!deleted && store.orders.has(id)) return orderJson(store, store.orders.get(id)!, x.dialect, x.root, false);
-    return form.removed(`${x.root}Orders(${id})`);
+    return form.removed(`${x.root}Orders(${id})`, id);
   });
   if (link !== undefined) for (const [line, l] of links) all.push(() => link(`${x.root}Orders(${l.order})`, `${x.root}OrderLines(${line})`, l.added));
   const skip = Number(params.get('$skiptoken') ?? 0);

@@ -28,6 +28,11 @@ export interface ODataWriteControl {
   readonly csrf: CsrfGateway | undefined;
   /** When true, every request is answered 200 with an HTML logon page, as SAP does when a session is gone. */
   loginPage: boolean;
+  /**
+   * When true, a v4 delta read names removed orders by their key property (`{"@removed":{"reason":"deleted"},"ID":7}`)
+   * instead of `@id`, as JSON Format 4.01 section 15 allows (whatever `OData-MaxVersion` asked for).
+   */
+  removalsByKey: boolean;
 }
 
 const LOGIN_PAGE = '<!DOCTYPE html><html><head><title>Logon</title></head><body><form method="post"><input name="sap-user"></form></body></html>';
@@ -39,6 +44,7 @@ export class WriteService implements ODataWriteControl {
   readonly jobs = new Jobs();
   readonly csrf: CsrfGateway | undefined;
   loginPage = false;
+  removalsByKey = false;
   private readonly requireIfMatch: boolean;
 
   constructor(options: ODataWriteOptions) {
@@ -107,7 +113,7 @@ export class WriteService implements ODataWriteControl {
       if (op !== undefined) throw new ODataServerError(404, 'NotFound', `No segment '${op}' after ${set}`);
       if (set === 'OrderLines') return this.readOnly(x, () => collectionBody(linesJson(this.store, this.store.lines.keys(), x.dialect, x.root), x.dialect, x.root, 'OrderLines'));
       if (x.method === 'GET') {
-        if (await deltaRead(x, this.store)) return;
+        if (await deltaRead(x, this.store, this.removalsByKey)) return;
         const expand = /\$expand=Lines/.test(x.search);
         const items = [...this.store.orders.values()].map((o) => orderJson(this.store, o, x.dialect, x.root, expand));
         return reply(x, 200, {}, collectionBody(items, x.dialect, x.root, 'Orders'));
