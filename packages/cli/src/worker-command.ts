@@ -1,7 +1,6 @@
 import { join } from 'node:path';
+import type { ODataClient } from '@sluice/odata';
 import { startExportWorker, type ExportJobData, type PartitionJobData } from '@sluice/queue';
-import type { RedisTokenCache } from '@sluice/redis';
-import type { RateLimiter } from '@sluice/core';
 import type { ExportFlags } from './export.js';
 import { FleetRates, fleetTokenCache } from './fleet.js';
 import { MANIFEST_FILE, manifestPart, writeManifest, type ManifestPart } from './manifest.js';
@@ -34,10 +33,23 @@ export async function runWorker(redisURL: string, flags: WorkerFlags, terminal: 
   const tokenCache = fleetTokenCache(redisURL, terminal);
   const rates = new FleetRates(redisURL);
   const say = (text: string): void => { if (!flags.quiet) terminal.note(`sluice worker: ${text}`); };
+  // One client per service, version and budget for all the partitions this worker reads: $metadata and
+  // connections are set up once, not per partition.
+  const clients = new Map<string, Promise<ODataClient>>();
+  const clientFor = (p: PartPayload): Promise<ODataClient> => {
+    const key = JSON.stringify([p.service, p.odataVersion, p.rate, p.burst]);
+    let od = clients.get(key);
+    if (od === undefined) {
+      od = openService(p.service, { ...flags, odataVersion: p.odataVersion }, terminal, signal, 'auto', { rateLimit: rates.of(p.service, p.rate, p.burst), tokenCache });
+      od.catch(() => clients.delete(key));
+      clients.set(key, od);
+    }
+    return od;
+  };
   const worker = startExportWorker<PartPayload, ExportPayload, ManifestPart>({
     redis: redisURL, queue: flags.queueName ?? QUEUE_NAME, concurrency: flags.concurrency ?? 1,
     lockDuration: flags.lockDuration, stalledInterval: flags.stalledInterval,
-    runPartition: (job, ctx) => runPartition(job, ctx.signal, flags, terminal, { rateLimit: rates.of(job.payload.service, job.payload.rate, job.payload.burst), tokenCache }, ctx.progress).then((part) => {
+    runPartition: (job, ctx) => runPartition(job, ctx.signal, terminal, clientFor, ctx.progress).then((part) => {
       say(`${job.name}: ${recordsText(part.records)} (attempt ${ctx.attempt})`);
       return part;
     }),
@@ -53,29 +65,26 @@ export async function runWorker(redisURL: string, flags: WorkerFlags, terminal: 
     signal.addEventListener('abort', () => done(), { once: true });
   });
   await worker.close();
+  await Promise.all([...clients.values()].map((od) => od.then((c) => c.close(), () => undefined)));
   rates.close();
   await tokenCache.close();
 }
 
 async function runPartition(
-  job: PartitionJobData<PartPayload>, signal: AbortSignal, flags: WorkerFlags, terminal: Terminal,
-  extras: { rateLimit: RateLimiter | undefined; tokenCache: RedisTokenCache }, progress: (records: number) => void,
+  job: PartitionJobData<PartPayload>, signal: AbortSignal, terminal: Terminal,
+  clientFor: (p: PartPayload) => Promise<ODataClient>, progress: (records: number) => void,
 ): Promise<ManifestPart> {
   const p = job.payload;
   checkServiceURL(p.service);
   terminal.debug(`${job.name}: started`);
   for (const stale of await removeStalePartFiles(p.out)) terminal.debug(`removed ${stale}, left by a worker that was killed`);
-  const od = await openService(p.service, { ...flags, odataVersion: p.odataVersion }, terminal, signal, 'auto', extras);
-  try {
-    const base = buildQuery(od, p.entitySet, p.query);
-    const query = p.range === null ? base : base.filter(p.range);
-    const exportFlags: ExportFlags = { format: p.format, progress: 'never', csvRaw: p.csvRaw, ...(p.pageSize === undefined ? {} : { pageSize: p.pageSize }), ...p.query };
-    let records = 0;
-    const n = await writePartFile(od, p.entitySet, query, join(p.out, p.file), exportFlags, terminal, signal, (added) => progress(records += added));
-    return manifestPart({ index: job.index, lower: p.lower ?? undefined, upper: p.upper ?? undefined, nulls: p.nulls, filter: p.range ?? undefined }, p.file, n);
-  } finally {
-    await od.close();
-  }
+  const od = await clientFor(p);
+  const base = buildQuery(od, p.entitySet, p.query);
+  const query = p.range === null ? base : base.filter(p.range);
+  const exportFlags: ExportFlags = { format: p.format, progress: 'never', csvRaw: p.csvRaw, ...(p.pageSize === undefined ? {} : { pageSize: p.pageSize }), ...p.query };
+  let records = 0;
+  const n = await writePartFile(od, p.entitySet, query, join(p.out, p.file), exportFlags, terminal, signal, (added) => progress(records += added));
+  return manifestPart({ index: job.index, lower: p.lower ?? undefined, upper: p.upper ?? undefined, nulls: p.nulls, filter: p.range ?? undefined }, p.file, n);
 }
 
 /** The export job: every part file is written; the manifest goes last, surplus parts of a former run are removed. */
