@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 
 /** Whether this file runs compiled (bench/.out, plain node) or from source (through tsx). */
 const compiled = import.meta.url.endsWith('.js');
@@ -38,4 +38,27 @@ export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Wall time of a measured child, and the CPU time and peak RSS it reported on file descriptor 3. */
+export interface MeasuredRun { ms: number; cpuMs: number; maxRssKiB: number }
+
+/**
+ * Runs a runner module (`./cli-runner.ts`, `./sink-runner.ts`) in its own node process with `args`, and
+ * resolves with its wall time and the CPU time and peak RSS it writes as JSON to file descriptor 3 on exit.
+ */
+export async function runMeasured(module: string, args: string[], nodeFlags: string[] = []): Promise<MeasuredRun> {
+  const runner = benchModule(module);
+  const execArgv = runner.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [...nodeFlags, ...execArgv, runner.pathname, ...args], { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
+  let report = '';
+  (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => { report += chunk.toString(); });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
+  const ms = performance.now() - t0;
+  if (code !== 0) throw new Error(`${module}: ${args.slice(0, 3).join(' ')} exited with ${code}`);
+  return { ms, ...(JSON.parse(report) as { cpuMs: number; maxRssKiB: number }) };
 }

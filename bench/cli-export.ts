@@ -2,12 +2,11 @@
 // (undici request + JSON.parse + JSON.stringify per record + follow nextLink), each in its own process:
 // records/s (wall), CPU per record of the exporter, and its peak RSS for 100k vs 1M records (flat).
 // The OData test server runs in a third process.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sluiceCLI } from '../packages/testkit/src/index.js';
-import { benchModule, median } from './child-server.js';
+import { median, runMeasured } from './child-server.js';
 import { startServerProcess } from './odata-stream.js';
 
 export const name = 'cli-export';
@@ -17,22 +16,9 @@ const RECORDS = 1_000_000;
 
 interface Outcome { ms: number; cpuMs: number; maxRssKiB: number; bytes: number }
 
-/** Runs one contender in a child process (bench/cli-runner) and collects its wall time, CPU and peak RSS. */
+/** Runs one contender in a child process (bench/cli-runner) and collects its wall time, CPU, peak RSS and output size. */
 async function contender(args: string[], out: string, nodeFlags: string[] = []): Promise<Outcome> {
-  const runner = benchModule('./cli-runner.ts');
-  const execArgv = runner.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const t0 = performance.now();
-  const child = spawn(process.execPath, [...nodeFlags, ...execArgv, runner.pathname, ...args], { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
-  let report = '';
-  (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => { report += chunk.toString(); });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', resolve);
-  });
-  const ms = performance.now() - t0;
-  if (code !== 0) throw new Error(`cli-export: ${args[0]} exited with ${code}`);
-  const usage = JSON.parse(report) as { cpuMs: number; maxRssKiB: number };
-  return { ms, ...usage, bytes: (await stat(out)).size };
+  return { ...(await runMeasured('./cli-runner.ts', args, nodeFlags)), bytes: (await stat(out)).size };
 }
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

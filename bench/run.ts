@@ -25,6 +25,7 @@ const suites: string[] = [
   './codegen.ts',
   './cli-export.ts',
   './partitions.ts',
+  './sink.ts',
   './redis.ts',
 ];
 

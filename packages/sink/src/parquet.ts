@@ -109,7 +109,7 @@ export interface ParquetWriterOptions {
   columns: readonly Column[];
   /** Receives the file's bytes in order (one call per row group, then the footer). */
   output: ByteOutput;
-  /** Rows per row group (default 100,000): the bound of the writer's memory. */
+  /** Rows per row group (default 20,000): the bound of the writer's memory. */
   rowGroupSize?: number | undefined;
   /** `SNAPPY` (default) or `UNCOMPRESSED`. */
   codec?: 'SNAPPY' | 'UNCOMPRESSED' | undefined;
@@ -161,7 +161,7 @@ export class ParquetRecordWriter {
 
   /** Starts a file: loads hyparquet-writer and writes the header. */
   static async open(options: ParquetWriterOptions): Promise<ParquetRecordWriter> {
-    const groupSize = options.rowGroupSize ?? 100_000;
+    const groupSize = options.rowGroupSize ?? 20_000;
     if (!Number.isInteger(groupSize) || groupSize < 1) throw new SinkError(`rowGroupSize must be a positive integer, got ${String(groupSize)}`, 'value');
     if (options.columns.length === 0) throw new SinkError('a Parquet file needs at least one column', 'select');
     const hp = await import('hyparquet-writer');

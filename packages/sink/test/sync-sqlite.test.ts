@@ -107,6 +107,10 @@ describe('syncEntitySet into SQLite', () => {
     expect(notices).toEqual([expect.stringMatching(/new property Status of Orders: added as column of Orders; rows that do not change keep NULL there until --rebuild/)]);
     expect(read(path, 'PRAGMA table_info(Orders)').map((c) => c['name'])).toEqual(['ID', 'Customer', 'Status']);
     await expect(syncEntitySet({ od, entitySet: 'Orders', into, select: ['ID', 'Status'] })).rejects.toThrow(/table Orders has column Customer, which --select now leaves out/);
+    // another $filter: the rows would no longer match the query
+    const filtered = od.from('Orders').filter('ID gt 1').select('ID', 'Customer', 'Status');
+    await expect(syncEntitySet({ od, entitySet: 'Orders', into, query: filtered, select: ['ID', 'Customer', 'Status'] }))
+      .rejects.toSatisfy((e: unknown) => e instanceof SinkError && e.code === 'drift' && /the query of table Orders changed since it was synced \(from .*\/Orders to .*\$filter=ID%20gt%201/.test(e.message));
   });
 
   it('two syncs of one table at once: the second is refused, the first completes', async () => {

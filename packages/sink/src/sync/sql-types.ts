@@ -50,6 +50,11 @@ export function sqlType(dialect: Dialect, column: Column): string {
   }
 }
 
+/** An instant already in the form {@link isoUTC} writes (UTC, no trailing zero digit): kept as it is. */
+const CANONICAL_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{0,8}[1-9])?Z$/;
+/** Integer text that a double holds exactly (at most 15 digits). */
+const SMALL_INTEGER = /^-?\d{1,15}$/;
+
 /** Turns a decoded value (not null) into what the dialect's driver binds for the column. */
 export function sqlValue(dialect: Dialect, column: Column): (value: unknown) => unknown {
   const pg = dialect === 'postgres';
@@ -60,11 +65,18 @@ export function sqlValue(dialect: Dialect, column: Column): (value: unknown) => 
       return pg ? b : b ? 1 : 0;
     };
     case 'int': return (v) => int32(column, v);
-    case 'int64': return pg ? (v) => int64(column, v).toString() : (v) => int64(column, v);
+    case 'int64': return pg
+      ? (v) => (typeof v === 'string' && SMALL_INTEGER.test(v) ? v : int64(column, v).toString())
+      : (v) => (typeof v === 'string' && SMALL_INTEGER.test(v) ? Number(v) : int64(column, v));
     case 'decimal': {
       if (!exactDecimal(column)) return (v) => decimalText(column, v);
-      // Checked against the scale, kept as the exact text.
-      return (v) => { unscaledDecimal(column, v, column.scale!); return decimalText(column, v); };
+      // Checked against the scale, kept as the exact text; plain text within the scale needs no parsing.
+      const plain = new RegExp(column.scale === 0 ? '^-?(?:0|[1-9]\\d*)$' : `^-?(?:0|[1-9]\\d*)(?:\\.\\d{1,${column.scale!}})?$`);
+      return (v) => {
+        if (typeof v === 'string' && plain.test(v)) return v;
+        unscaledDecimal(column, v, column.scale!);
+        return decimalText(column, v);
+      };
     }
     case 'double': case 'single': return pg ? (v) => {
       const n = float(column, v);
@@ -73,7 +85,14 @@ export function sqlValue(dialect: Dialect, column: Column): (value: unknown) => 
     case 'date': return (v) => dateText(column, v);
     case 'timestamp': {
       const per = pg ? 10n ** BigInt(9 - pgDigits(column)) : 1n;
-      return (v) => { const ns = epochNanos(column, v); inUnit(column, v, ns, per); return isoUTC(ns); };
+      // The longest canonical text the column holds as it is: `...:SSZ` (20 characters) plus `.` and the digits.
+      const longest = pg ? (pgDigits(column) === 0 ? 20 : 21 + pgDigits(column)) : Infinity;
+      return (v) => {
+        if (typeof v === 'string' && CANONICAL_UTC.test(v) && v.length <= longest) return v;
+        const ns = epochNanos(column, v);
+        inUnit(column, v, ns, per);
+        return isoUTC(ns);
+      };
     }
     case 'time': {
       const per = pg ? 10n ** BigInt(9 - pgDigits(column)) : 1n;

@@ -11,6 +11,8 @@ export interface SyncState {
   readonly table: string;
   readonly serviceURL: string;
   readonly entitySet: string;
+  /** The query the table holds (its URL without `$select`): another `$filter` needs a rebuild. */
+  readonly query: string | undefined;
   /** `delta` (the service tracks changes) or `snapshot` (each run reloads). */
   readonly mode: 'delta' | 'snapshot';
   /** `loading`: a full read into `loadTable` is under way; `tracking`: the table is complete. */
@@ -40,7 +42,7 @@ export function placeholders(target: SqlTarget, n: number): string[] {
 /** Creates `sluice_sync` when missing. */
 export async function ensureStateTable(target: SqlTarget): Promise<void> {
   await target.exec(`CREATE TABLE IF NOT EXISTS ${STATE_TABLE} (
-    table_name TEXT PRIMARY KEY, service_url TEXT NOT NULL, entity_set TEXT NOT NULL, mode TEXT NOT NULL,
+    table_name TEXT PRIMARY KEY, service_url TEXT NOT NULL, entity_set TEXT NOT NULL, query_url TEXT, mode TEXT NOT NULL,
     phase TEXT NOT NULL, load_table TEXT, resume_link TEXT, next_link TEXT, columns TEXT NOT NULL, last_run TEXT,
     upserted BIGINT NOT NULL, deleted BIGINT NOT NULL, runs BIGINT NOT NULL)`);
 }
@@ -54,6 +56,7 @@ export async function readState(target: SqlTarget, table: string): Promise<SyncS
     table,
     serviceURL: String(row['service_url']),
     entitySet: String(row['entity_set']),
+    query: text(row['query_url']),
     mode: row['mode'] === 'snapshot' ? 'snapshot' : 'delta',
     phase: row['phase'] === 'loading' ? 'loading' : 'tracking',
     loadTable: text(row['load_table']),
@@ -69,8 +72,8 @@ export async function readState(target: SqlTarget, table: string): Promise<SyncS
 
 /** Writes the state of `state.table` (inside the caller's transaction). */
 export async function writeState(target: SqlTarget, state: SyncState): Promise<void> {
-  const names = ['table_name', 'service_url', 'entity_set', 'mode', 'phase', 'load_table', 'resume_link', 'next_link', 'columns', 'last_run', 'upserted', 'deleted', 'runs'];
-  const values = [state.table, state.serviceURL, state.entitySet, state.mode, state.phase, state.loadTable ?? null, state.resumeLink ?? null, state.nextLink ?? null,
+  const names = ['table_name', 'service_url', 'entity_set', 'query_url', 'mode', 'phase', 'load_table', 'resume_link', 'next_link', 'columns', 'last_run', 'upserted', 'deleted', 'runs'];
+  const values = [state.table, state.serviceURL, state.entitySet, state.query ?? null, state.mode, state.phase, state.loadTable ?? null, state.resumeLink ?? null, state.nextLink ?? null,
     JSON.stringify(state.columns), state.lastRun ?? null, state.upserted, state.deleted, state.runs];
   const set = names.slice(1).map((n) => `${n} = excluded.${n}`).join(', ');
   await target.exec(`INSERT INTO ${STATE_TABLE} (${names.join(', ')}) VALUES (${placeholders(target, names.length).join(', ')}) ON CONFLICT (table_name) DO UPDATE SET ${set}`, values);

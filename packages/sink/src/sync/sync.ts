@@ -70,7 +70,7 @@ class Run {
 
   state(over: Partial<SyncState> & Pick<SyncState, 'mode' | 'phase'>, previous: SyncState | undefined): SyncState {
     return {
-      table: this.table, serviceURL: this.o.od.serviceURL, entitySet: this.o.entitySet, loadTable: undefined, resumeLink: undefined, nextLink: undefined,
+      table: this.table, serviceURL: this.o.od.serviceURL, entitySet: this.o.entitySet, query: queryText(this.query), loadTable: undefined, resumeLink: undefined, nextLink: undefined,
       columns: this.columns, lastRun: this.started, upserted: (previous?.upserted ?? 0) + this.upserted, deleted: (previous?.deleted ?? 0) + this.deleted,
       runs: (previous?.runs ?? 0) + 1, ...over,
     };
@@ -143,6 +143,19 @@ class Run {
   }
 }
 
+/** The query's URL without `$select` (columns are compared on their own), or undefined when it cannot be told yet. */
+function queryText(query: Query<unknown>): string | undefined {
+  let url: string;
+  try {
+    url = query.toURL();
+  } catch {
+    return undefined;
+  }
+  const [path, search = ''] = url.split(/\?(.*)/s);
+  const kept = search.split('&').filter((part) => part !== '' && !part.startsWith('$select='));
+  return kept.length ? `${path}?${kept.join('&')}` : path;
+}
+
 /** Checks a table that exists without sync state: it must have the columns and key the sync would create. */
 async function checkShape(target: SqlTarget, table: string, columns: readonly Column[]): Promise<void> {
   const existing = await target.describe(table);
@@ -191,6 +204,10 @@ export async function syncEntitySet(options: SyncOptions): Promise<SyncResult> {
       previous = undefined;
     } else if (previous === undefined && !options.rebuild) {
       await checkShape(target, table, columns);
+    }
+    const now = queryText(query);
+    if (previous?.query !== undefined && now !== undefined && previous.query !== now) {
+      throw new SinkError(`the query of table ${table} changed since it was synced (from ${previous.query} to ${now}): its rows would no longer match (--rebuild reloads)`, 'drift');
     }
     if (previous !== undefined) await checkDrift(target, table, md, options.entitySet, previous, columns, options.onNotice);
     const run = new Run(options, target, table, columns, query, new Date().toISOString());

@@ -1,0 +1,68 @@
+// A contender of the sink bench, run in its own process: `sluice <bundle> <args...>` runs the sluice
+// executable; `hand-sqlite <first-page-url> <file>` and `hand-pg <first-page-url> <postgres-url>` are the
+// loops a developer writes by hand (undici + JSON.parse + inserts in one transaction). The process writes
+// its CPU time and peak RSS as JSON to file descriptor 3 when it exits.
+import { writeSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { request } from 'undici';
+import { openSqlite } from '../packages/sink/src/index.js';
+
+process.on('exit', () => {
+  const usage = process.resourceUsage();
+  writeSync(3, JSON.stringify({ cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssKiB: usage.maxRSS }));
+});
+
+const [mode, target = '', ...rest] = process.argv.slice(2);
+
+interface Product { ID: number; Name: string; Description: string | null; Price: string; Stock: string; Rating: number; Active: boolean; ReleaseDate: string; Guid: string; CategoryID: number }
+
+/** Every page of the set, parsed, in order. */
+async function* pages(first: string): AsyncGenerator<Product[]> {
+  let url: string | undefined = first;
+  while (url) {
+    const { body } = await request(url, { headers: { accept: 'application/json;odata.metadata=minimal;IEEE754Compatible=true' } });
+    const doc = JSON.parse(await body.text()) as { value: Product[]; '@odata.nextLink'?: string };
+    yield doc.value;
+    url = doc['@odata.nextLink'];
+  }
+}
+
+const COLUMNS = '"ID", "Name", "Description", "Price", "Stock", "Rating", "Active", "ReleaseDate", "Guid", "CategoryID"';
+
+/** SQLite: one prepared INSERT per record, all in one transaction. */
+async function handSqlite(first: string, file: string): Promise<void> {
+  const db = openSqlite(file);
+  db.exec('DROP TABLE IF EXISTS Products');
+  db.exec('CREATE TABLE Products (ID INTEGER PRIMARY KEY, Name TEXT NOT NULL, Description TEXT, Price TEXT NOT NULL, Stock INTEGER NOT NULL, Rating REAL NOT NULL, Active INTEGER NOT NULL, ReleaseDate TEXT NOT NULL, Guid TEXT NOT NULL, CategoryID INTEGER NOT NULL) STRICT');
+  const insert = db.prepare(`INSERT INTO Products (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  db.exec('BEGIN');
+  for await (const page of pages(first)) {
+    for (const p of page) insert.run(p.ID, p.Name, p.Description, p.Price, BigInt(p.Stock), p.Rating, p.Active ? 1 : 0, p.ReleaseDate, p.Guid, p.CategoryID);
+  }
+  db.exec('COMMIT');
+  db.close();
+}
+
+/** PostgreSQL: one multi-row INSERT (unnest of column arrays) per page, all in one transaction. */
+async function handPg(first: string, url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('DROP TABLE IF EXISTS hand_products');
+  await client.query('CREATE TABLE hand_products ("ID" integer PRIMARY KEY, "Name" text NOT NULL, "Description" text, "Price" numeric(12,2) NOT NULL, "Stock" bigint NOT NULL, "Rating" double precision NOT NULL, "Active" boolean NOT NULL, "ReleaseDate" timestamptz NOT NULL, "Guid" uuid NOT NULL, "CategoryID" integer NOT NULL)');
+  await client.query('BEGIN');
+  for await (const page of pages(first)) {
+    const cols = (k: keyof Product): unknown[] => page.map((p) => p[k]);
+    await client.query(`INSERT INTO hand_products (${COLUMNS}) SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::float8[], $7::boolean[], $8::timestamptz[], $9::uuid[], $10::integer[])`,
+      [cols('ID'), cols('Name'), cols('Description'), cols('Price'), cols('Stock'), cols('Rating'), cols('Active'), cols('ReleaseDate'), cols('Guid'), cols('CategoryID')]);
+  }
+  await client.query('COMMIT');
+  await client.end();
+}
+
+if (mode === 'hand-sqlite') await handSqlite(target, rest[0]!);
+else if (mode === 'hand-pg') await handPg(target, rest[0]!);
+else if (mode === 'sluice') {
+  process.argv = [process.argv[0]!, target, ...rest];
+  await import(pathToFileURL(target).href);
+} else throw new Error(`sink-runner: unknown mode ${String(mode)}`);
