@@ -16,12 +16,17 @@ import type { Terminal } from './terminal.js';
 /** Partitions read at once when `--parallel` is not given. */
 const DEFAULT_PARALLEL = 4;
 
+/** The flag behind each option a partition plan refuses. */
+const FLAG_OF: Readonly<Record<string, string>> = { partitionBy: '--partition-by', boundaries: '--boundaries', query: '--partitions', partitions: '--partitions' };
+
 /** The plan of a partitioned export; a bad `--partition-by` is a usage error naming it. */
 export async function planExport(base: Query, flags: PartitionFlags, signal: AbortSignal): Promise<PartitionPlan> {
   try {
     return await planPartitions(base, { partitions: flags.partitions ?? 1, by: flags.partitionBy, boundaries: flags.boundaries, signal });
   } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(`--partition-by: ${error.message.replace(/^partitionBy |^boundaries |^query /, '')}`);
+    if (error instanceof ConfigError && error.option in FLAG_OF) {
+      throw new UsageError(`${FLAG_OF[error.option]}: ${error.message.slice(error.option.length + 1)}`);
+    }
     throw error;
   }
 }

@@ -107,6 +107,16 @@ describe('sluice export --partitions', () => {
     expect((await manifestOf(small)).partitions.map((p) => p.records)).toEqual([1, 1, 1]);
   });
 
+  it('splits by min/max with --boundaries minmax', async () => {
+    const out = fresh();
+    const r = await cli.run(['export', srv.v4, 'Products', '--partitions', '4', '--boundaries', 'minmax', '--out', out, '-q']);
+    expect(r.code).toBe(0);
+    const manifest = await manifestOf(out) as Manifest & { boundaries: string };
+    expect(manifest.boundaries).toBe('minmax');
+    expect(manifest.partitions.map((p) => p.range)).toEqual(['ID lt 309', 'ID ge 309 and ID lt 618', 'ID ge 618 and ID lt 926', 'ID ge 926']);
+    expect(manifest.records).toBe(PRODUCTS);
+  });
+
   it("replaces a former run's parts and manifest; parts it no longer writes and a killed run's temporary files are removed", async () => {
     const out = fresh();
     expect((await cli.run(['export', srv.v4, 'Products', '--partitions', '6', '--out', out, '-q'])).code).toBe(0);
@@ -151,6 +161,7 @@ describe('sluice export --partitions', () => {
       [['--partitions', '4', '--out', fresh(), '--partition-by', 'Nope'], /--partition-by: "Nope" is not a property of Products/],
       [['--partitions', '4', '--out', fresh(), '--partition-by', 'Active'], /"Active" of Products is Edm.Boolean, which cannot be split/],
       [['--partitions', '4', '--out', fresh(), '--top', '5'], /--partitions cannot be combined with --top/],
+      [['--partitions', '4', '--out', fresh(), '--partition-by', 'Name', '--boundaries', 'minmax'], /--boundaries: 'minmax' needs an integer property; "Name" is Edm.String/],
       [['--parallel', '4'], /--parallel needs --partitions/],
       [['--burst', '4'], /--burst needs --rate/],
     ];
