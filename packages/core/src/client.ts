@@ -416,11 +416,15 @@ export class Client implements PluginClient {
     }
   }
 
-  /** Adds the values of credential headers a request or a plugin set to the known secrets (kept among the recent ones). */
+  /**
+   * Adds the values of credential headers a request or a plugin set to the known secrets (kept among the
+   * recent ones). A value shorter than 8 characters is a keyword (`x-csrf-token: Fetch`), not a credential:
+   * registering it would blank that word out of every message.
+   */
   private rememberCredentials(headers: Readonly<Record<string, string>>): void {
     for (const name of this.credentialHeaders) {
       const value = headers[name];
-      if (value !== undefined && !this.secrets.has(value)) this.secrets.addCredential(value, true);
+      if (value !== undefined && value.length >= 8 && !this.secrets.has(value)) this.secrets.addCredential(value, true);
     }
   }
 
