@@ -1,5 +1,6 @@
 import { attemptAnswered, attemptFailed, attemptStarted, retryScheduled, waitAdmitted } from './attempt-events.js';
 import { abortErrorFor, DeadlineError } from './deadline.js';
+import { toHttpError } from './error-body.js';
 import { NetworkError, RedirectError, SluiceError, TimeoutError } from './errors.js';
 import type { EventSink } from './events.js';
 import type { KnownSecrets } from './known-secrets.js';
@@ -167,6 +168,28 @@ export class AttemptLoop {
     );
   }
 
+  /**
+   * The common path in one async function: one await on the transport, then status checks; the attempt
+   * loop runs only when the answer or the failure needs it (a redirect, a status or error to retry).
+   */
+  async exchange(attempt: Attempt, throwHttpErrors: boolean): Promise<SluiceResponse> {
+    const { signal } = attempt;
+    if (signal?.aborted) throw abortErrorFor(attempt.method, attempt.url, signal);
+    this.countRequest(attempt);
+    let raw: TransportResponse;
+    try {
+      raw = await this.transport.send(attempt);
+    } catch (error) {
+      const mapped = this.classify(error, attempt);
+      if (attempt.maxAttempts === 1) throw mapped;
+      return settle(await this.run(attempt, { error: mapped }), throwHttpErrors);
+    }
+    if (this.needsLoop(raw, attempt)) return settle(await this.run(attempt, { response: raw } satisfies FirstOutcome), throwHttpErrors);
+    const response = this.respond(raw, attempt, false);
+    if (throwHttpErrors && response.status >= 400) throw await toHttpError(response);
+    return response;
+  }
+
   private retryFitsBudget(): boolean {
     return this.budget === undefined || this.budget.tryRetry();
   }
@@ -308,4 +331,9 @@ export class AttemptLoop {
 export function abortOr(reason: unknown, method: string, url: string, signal: AbortSignal | undefined): never {
   if (signal?.aborted && reason === signal.reason) throw abortErrorFor(method, url, signal);
   throw reason;
+}
+
+async function settle(response: SluiceResponse, throwHttpErrors: boolean): Promise<SluiceResponse> {
+  if (throwHttpErrors && response.status >= 400) throw await toHttpError(response);
+  return response;
 }

@@ -1,4 +1,4 @@
-import { abortOr, AttemptLoop, type FirstOutcome } from './attempt-loop.js';
+import { abortOr, AttemptLoop } from './attempt-loop.js';
 import { requestEnded } from './attempt-events.js';
 import { debugListener, debugWriter } from './debug-log.js';
 import { abortErrorFor, checkDeadline, DeadlineError, startDeadline, type RequestDeadline } from './deadline.js';
@@ -6,55 +6,23 @@ import { toHttpError } from './error-body.js';
 import { AbortError, ConfigError, HttpError, SluiceError } from './errors.js';
 import { EventSink } from './events.js';
 import { KnownSecrets } from './known-secrets.js';
-import { checkHeaders, checkMaxRedirects, checkRetry, checkTimeout, resolveOptions } from './options.js';
-import { redactHeaders, redactURL, REDACTED } from './redact.js';
-import { checkRequestKeys, nextRequestId, type Attempt } from './request-options.js';
+import { checkHeaders, checkMaxRedirects, checkRetry, checkTimeout, proxyPassword, resolveOptions } from './options.js';
+import { redactHeaders, REDACTED } from './redact.js';
+import { checkRequestKeys, isReplayable, nextRequestId, type Attempt } from './request-options.js';
 import type { SluiceResponse } from './response.js';
 import { Bulkhead } from './resilience/bulkhead.js';
 import type { CircuitState } from './resilience/circuit-breaker.js';
-import type { BodyInit, Transport, TransportResponse } from './transport/types.js';
+import type { Transport } from './transport/types.js';
 import { UndiciTransport } from './transport/undici.js';
-import { appendQuery, serializeQuery, type QueryInit } from './url/query.js';
-import { ABSOLUTE, joinAPI, splitBase, strategyFor, type ResolutionStrategy, type ResolvedURL } from './url/resolve.js';
-import { resolveReference } from './url/rfc3986.js';
+import { apiJoinOf, isPlainRelative, requestURL, type SplitBase } from './url/client-url.js';
+import { splitBase, strategyFor, type ResolutionStrategy, type ResolvedURL } from './url/resolve.js';
 import { toTarget } from './url/target.js';
-
 import type { ClientOptions, Plugin, PluginClient, PluginRequest, RequestOptions, ResolvedOptions, ShortcutOptions } from './types.js';
 
 export type { RequestOptions, ShortcutOptions } from './types.js';
 
 const NO_OPTIONS: RequestOptions = Object.freeze({});
 const INSPECT = Symbol.for('nodejs.util.inspect.custom');
-
-/** The password of a proxy URL option (`http://user:password@proxy:3128`), to scrub where it might be echoed. */
-function proxyPassword(proxy: unknown): string | undefined {
-  const text = typeof proxy === 'string' ? proxy : proxy instanceof URL ? proxy.href : undefined;
-  if (text === undefined || !URL.canParse(text)) return undefined;
-  const { password } = new URL(text);
-  if (password === '') return undefined;
-  try {
-    return decodeURIComponent(password);
-  } catch {
-    return password;
-  }
-}
-
-function isReplayable(body: BodyInit | undefined): boolean {
-  return body === undefined || typeof body === 'string' || body instanceof Uint8Array;
-}
-
-/**
- * Whether `path` joins an API base by plain concatenation: no query, fragment, percent sign, backslash,
- * colon (a scheme), leading slash or dot segment, and only characters a request target carries as they are.
- */
-function isPlainRelative(path: string): boolean {
-  for (let i = 0; i < path.length; i++) {
-    const c = path.charCodeAt(i);
-    if (c <= 0x20 || c >= 0x7f || c === 0x23 /* # */ || c === 0x25 /* % */ || c === 0x3a /* : */ || c === 0x3f /* ? */ || c === 0x5c /* \ */) return false;
-    if ((c === 0x2e /* . */ || c === 0x2f /* / */) && (i === 0 || path.charCodeAt(i - 1) === 0x2f)) return false;
-  }
-  return true;
-}
 
 /**
  * The core HTTP client. Create it with {@link createClient}; it resolves paths against the base URL,
@@ -83,7 +51,7 @@ export class Client implements PluginClient {
   readonly transport: Transport;
   private readonly ownsTransport: boolean;
   private readonly strategy: ResolutionStrategy;
-  private readonly base: ReturnType<typeof splitBase> | undefined;
+  private readonly base: SplitBase | undefined;
   private readonly baseOrigin: string | undefined;
   /**
    * With an API-mode base URL without query or fragment: the base as URL and as request target, each
@@ -118,7 +86,7 @@ export class Client implements PluginClient {
     this.strategy = baseURL === undefined ? 'rfc3986' : strategyFor({ baseURL, urlNormalization: resolved.urlNormalization });
     this.base = baseURL === undefined ? undefined : splitBase(baseURL);
     this.baseOrigin = baseURL === undefined ? undefined : new URL(baseURL).origin;
-    this.apiJoin = this.joinByConcatenation();
+    this.apiJoin = apiJoinOf(this.base, this.strategy, this.baseOrigin);
     this.jsonHeaders = { accept: 'application/json', ...resolved.headers };
     this.credentialHeaders = [
       ...resolved.sensitiveHeaders,
@@ -173,7 +141,7 @@ export class Client implements PluginClient {
 
   /** Resolves `path` as a request would, without sending anything (SPEC 4.1 debug aid). */
   resolve(path: string): ResolvedURL {
-    return { url: this.buildURL(path, undefined), strategy: this.strategy };
+    return { url: requestURL(this.base, this.strategy, this.config.baseURL, path, undefined), strategy: this.strategy };
   }
 
   /** Finds a plugin by name, for helpers such as `forceRefresh(client)`. */
@@ -308,7 +276,7 @@ export class Client implements PluginClient {
       origin = this.baseOrigin!;
       targetPath = api.path + path;
     } else {
-      url = this.buildURL(path, init.query);
+      url = requestURL(this.base, this.strategy, this.config.baseURL, path, init.query);
       const target = toTarget(url, this.baseOrigin);
       origin = target.origin;
       targetPath = target.path;
@@ -330,37 +298,9 @@ export class Client implements PluginClient {
     };
     const throwHttpErrors = init.throwHttpErrors ?? this.config.throwHttpErrors;
     if (this.direct && deadline === undefined && !this.events.enabled && this.loop.pauses?.active !== true) {
-      return this.exchange(attempt, throwHttpErrors);
+      return this.loop.exchange(attempt, throwHttpErrors);
     }
     return this.sendThroughPlugins(init, attempt, throwHttpErrors);
-  }
-
-  /**
-   * The common path in one async function: one await on the transport, then status checks; the attempt
-   * loop runs only when the answer or the failure needs it (a redirect, a status or error to retry).
-   */
-  private async exchange(attempt: Attempt, throwHttpErrors: boolean): Promise<SluiceResponse> {
-    const { signal } = attempt;
-    if (signal?.aborted) throw abortErrorFor(attempt.method, attempt.url, signal);
-    const loop = this.loop;
-    loop.countRequest(attempt);
-    let raw: TransportResponse;
-    try {
-      raw = await this.transport.send(attempt);
-    } catch (error) {
-      const mapped = loop.classify(error, attempt);
-      if (attempt.maxAttempts === 1) throw mapped;
-      return this.settle(await loop.run(attempt, { error: mapped }), throwHttpErrors);
-    }
-    if (loop.needsLoop(raw, attempt)) return this.settle(await loop.run(attempt, { response: raw } satisfies FirstOutcome), throwHttpErrors);
-    const response = loop.respond(raw, attempt, false);
-    if (throwHttpErrors && response.status >= 400) throw await toHttpError(response);
-    return response;
-  }
-
-  private async settle(response: SluiceResponse, throwHttpErrors: boolean): Promise<SluiceResponse> {
-    if (throwHttpErrors && response.status >= 400) throw await toHttpError(response);
-    return response;
   }
 
   /** The full path: bulkhead, plugin hooks (and their resends), the attempt loop and `request.end`. */
@@ -426,28 +366,6 @@ export class Client implements PluginClient {
       const value = headers[name];
       if (value !== undefined && value.length >= 8 && !this.secrets.has(value)) this.secrets.addCredential(value, true);
     }
-  }
-
-  /** The base as URL and request target when plain relative paths can be appended to it (API mode, nothing after the path). */
-  private joinByConcatenation(): { url: string; path: string } | undefined {
-    const base = this.base;
-    if (base === undefined || this.strategy !== 'api' || base.query !== '' || base.fragment !== '') return undefined;
-    const url = joinAPI(base, '');
-    if (!url.startsWith(this.baseOrigin + '/')) return undefined;
-    const target = toTarget(url, this.baseOrigin);
-    // Only when the target is the URL's own tail (no encoding or normalisation happened).
-    return target.origin + target.path === url ? { url, path: target.path } : undefined;
-  }
-
-  private buildURL(path: string, query: QueryInit | undefined): string {
-    if (typeof path !== 'string') throw new ConfigError('path', 'must be a string');
-    let url: string;
-    if (this.base === undefined) {
-      if (!ABSOLUTE.test(path)) throw new ConfigError('path', `must be an absolute URL when the client has no baseURL, got ${JSON.stringify(redactURL(path))}`);
-      url = path;
-    } else if (this.strategy === 'api') url = ABSOLUTE.test(path) ? path : joinAPI(this.base, path);
-    else url = resolveReference(this.config.baseURL!, path);
-    return query === undefined ? url : appendQuery(url, serializeQuery(query));
   }
 
   /**

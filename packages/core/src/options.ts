@@ -7,6 +7,19 @@ import { resolveResilience } from './resilience/options.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry.js';
 import { URLNormalization } from './url/resolve.js';
 
+/** The password of a proxy URL option (`http://user:password@proxy:3128`), to scrub where it might be echoed. */
+export function proxyPassword(proxy: unknown): string | undefined {
+  const text = typeof proxy === 'string' ? proxy : proxy instanceof URL ? proxy.href : undefined;
+  if (text === undefined || !URL.canParse(text)) return undefined;
+  const { password } = new URL(text);
+  if (password === '') return undefined;
+  try {
+    return decodeURIComponent(password);
+  } catch {
+    return password;
+  }
+}
+
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 function isPositiveInt(value: unknown, min: number): value is number {

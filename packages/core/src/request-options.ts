@@ -1,7 +1,7 @@
 import type { RequestDeadline } from './deadline.js';
 import { checkOptionKeys } from './option-keys.js';
 import type { RetryOptions } from './retry.js';
-import type { TransportRequest } from './transport/types.js';
+import type { BodyInit, TransportRequest } from './transport/types.js';
 import type { RequestOptions } from './types.js';
 
 /**
@@ -58,4 +58,9 @@ let lastRequestId = 0;
 /** A new request id, unique in the process (`PluginRequest.id`, `requestId` in events). */
 export function nextRequestId(): number {
   return ++lastRequestId;
+}
+
+/** Whether a body can be sent again (a retry, a plugin's resend): none, a string or bytes; a stream cannot. */
+export function isReplayable(body: BodyInit | undefined): boolean {
+  return body === undefined || typeof body === 'string' || body instanceof Uint8Array;
 }
