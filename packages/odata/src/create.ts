@@ -1,4 +1,5 @@
-import { ODataClient, type ODataClientOptions } from './client.js';
+import { ODataClient } from './client.js';
+import type { ODataClientOptions } from './client-options.js';
 import type { TypedODataClient } from './typed/client.js';
 import type { ServiceSpec } from './typed/spec.js';
 

@@ -5,7 +5,8 @@
  *
  * @packageDocumentation
  */
-export { ODataClient, type ODataClientOptions } from './client.js';
+export { ODataClient } from './client.js';
+export type { ODataClientOptions } from './client-options.js';
 export { createODataClient, type ClientFor } from './create.js';
 export { Query, EntityQuery, encodeOptionValue, type KeyValue, type ReadOptions } from './query/query.js';
 export { QueryBase } from './query/base.js';

@@ -1,5 +1,5 @@
 import { ResponseSizeError } from '../errors.js';
-import { utf8Text } from './utf8.js';
+import { MISSED, parseRun, SPECULATE_BYTES, SPECULATE_MISSES } from './speculate.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -19,30 +19,6 @@ export interface ScanBatch {
   starts: number[];
   ends: number[];
   parsed: { after: number; values: unknown[] }[];
-}
-
-/** Bytes handed to one speculative JSON.parse: bounds the delay before the first record of a big chunk. */
-const SPECULATE_BYTES = 64 * 1024;
-/** After this many failed guesses in a page (nested arrays, odd layout), scan byte by byte only. */
-const SPECULATE_MISSES = 3;
-const RECORD_END = Buffer.from('},');
-
-/**
- * The last `},` at or before `from` (and after `start`) that can end a record: one followed, after
- * whitespace, by `{` or by the end of the chunk. A `},` followed by anything else closes an object nested
- * in a record (v2's `__metadata` and `__deferred` in every record), so guessing it would only make
- * JSON.parse fail over the whole run. Returns -1 when there is none.
- */
-function lastRecordEnd(buf: Buffer, start: number, from: number): number {
-  const n = buf.length;
-  let at = buf.lastIndexOf(RECORD_END, from);
-  while (at > start) {
-    let k = at + 2;
-    while (k < n && (buf[k] === 0x20 || buf[k] === 0x0a || buf[k] === 0x0d || buf[k] === 0x09)) k++;
-    if (k >= n || buf[k] === OPEN_OBJECT) return at;
-    at = buf.lastIndexOf(RECORD_END, at - 1);
-  }
-  return -1;
 }
 
 const EMPTY: Buffer = Buffer.alloc(0);
@@ -260,30 +236,17 @@ export class ItemScanner {
     return -1;
   }
 
-  /**
-   * At a record boundary, guesses that the last `},` within the next 64 KiB ends a record and parses
-   * everything up to it with one JSON.parse. A wrong guess cannot slip through: `[` + text + `]` only
-   * parses if the text is a sequence of complete values, so the cut is a record boundary; on failure
-   * (a nested `},`, or a bad record) the bytes are scanned one by one instead. Returns the index after
-   * the cut, or -1.
-   */
+  /** At a record boundary, parses a run of records at once ({@link parseRun}); returns the index after it, or -1. */
   private speculate(buf: Buffer, i: number, n: number, after: number): number {
-    const limit = Math.min(n, i + SPECULATE_BYTES);
-    let at = lastRecordEnd(buf, i, limit - RECORD_END.length);
-    for (let tries = 0; tries < 2 && at > i; tries++) {
-      let values: unknown[] | undefined;
-      try {
-        values = JSON.parse(`[${utf8Text(buf, i, at + 1)}]`) as unknown[];
-      } catch {
-        at = lastRecordEnd(buf, i, at - 1);
-        continue;
-      }
-      this.parsed.push({ after, values });
-      this.count += values.length;
-      return at + 1;
+    const run = parseRun(buf, i, n);
+    if (run === undefined) return -1;
+    if (run === MISSED) {
+      this.misses++;
+      return -1;
     }
-    if (at > i) this.misses++;
-    return -1;
+    this.parsed.push({ after, values: run.values });
+    this.count += run.values.length;
+    return run.end;
   }
 
   /**
