@@ -38,7 +38,7 @@ export async function run(): Promise<string> {
     }
     lines.push(
       `\`sluice export\` of ${fmt(RECORDS)} Products (1000 per page; Decimal(12,2), Int64, DateTimeOffset, Guid, ...), one process per run ` +
-        '(start-up and `$metadata` included), one run each on a shared machine. Parquet: Snappy, row groups of 100,000, typed columns.',
+        '(start-up and `$metadata` included), one run each on a shared machine. Parquet: Snappy, row groups of 20,000, typed columns.',
       '', '| format | records/s (wall) | CPU per record | file size | peak RSS |', '|---|---:|---:|---:|---:|', ...formats, '',
     );
     const sqlite = join(dir, 'sync.db');
