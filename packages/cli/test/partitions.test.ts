@@ -136,7 +136,9 @@ describe('sluice export --partitions', () => {
     expect(times.length).toBeGreaterThan(20);
     const perSecond = new Map<number, number>();
     for (const t of times) perSecond.set(Math.floor((t - times[0]!) / 1000), (perSecond.get(Math.floor((t - times[0]!) / 1000)) ?? 0) + 1);
-    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(10 + 2);
+    // Rate plus burst, and a quarter second of the rate for arrivals a busy test process timestamps late
+    // (eight partitions each with its own budget would reach eight times the rate).
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(10 + 2 + 3);
   }, 60_000);
 
   it('stops every partition when one fails for good: no manifest, no temporary file, exit 1', async () => {

@@ -99,7 +99,9 @@ describe('sluice worker fleet', () => {
     const times = srv.requests.slice(mark).map((q) => q.at);
     const perSecond = new Map<number, number>();
     for (const t of times) perSecond.set(Math.floor((t - times[0]!) / 1000), (perSecond.get(Math.floor((t - times[0]!) / 1000)) ?? 0) + 1);
-    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(RATE + BURST);
+    // The shared budget: rate plus burst in a second, and a quarter second of the rate for arrivals that a busy
+    // test process timestamps late (four workers each with its own budget would reach four times the rate).
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(RATE + BURST + Math.ceil(RATE / 4));
 
     for (const w of fleet.filter((x) => x !== victim)) {
       const exited = new Promise((resolve) => w.child.once('exit', resolve));
