@@ -31,6 +31,21 @@ function embedded(text: string, start: number, end: number): boolean {
   return (start > 0 && TOKEN_CHAR.test(text[start - 1]!)) || (end < text.length && TOKEN_CHAR.test(text[end]!));
 }
 
+/** Sets `error[key]`: by assignment, else (a read-only field) by redefining it; a frozen error is left as it is. */
+function replace(error: Error, key: string, value: unknown): void {
+  try {
+    (error as unknown as Record<string, unknown>)[key] = value;
+    if ((error as unknown as Record<string, unknown>)[key] === value) return;
+  } catch {
+    // A setter that throws, or a read-only property in strict mode: redefine below.
+  }
+  try {
+    Object.defineProperty(error, key, { value, enumerable: key !== 'message' && key !== 'stack', configurable: true, writable: true });
+  } catch {
+    // Frozen or non-configurable: nothing more can be done here.
+  }
+}
+
 /** An object literal (headers, an error detail), not a class instance such as a Date or a nested error. */
 function isPlain(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object') return false;
@@ -176,10 +191,10 @@ export class KnownSecrets {
   private scrubFields(error: Error): void {
     const record = error as unknown as Record<string, unknown>;
     const message = this.scrub(error.message);
-    if (message !== error.message) error.message = message;
+    if (message !== error.message) replace(error, 'message', message);
     if (typeof error.stack === 'string') {
       const stack = this.scrub(error.stack);
-      if (stack !== error.stack) error.stack = stack;
+      if (stack !== error.stack) replace(error, 'stack', stack);
     }
     for (const key of Object.keys(record)) {
       const value = record[key];
@@ -187,12 +202,7 @@ export class KnownSecrets {
       if (typeof value === 'string') next = this.scrub(value);
       else if (Array.isArray(value)) next = value.map((item: unknown) => (isPlain(item) ? this.scrubStrings(item) : item));
       else if (isPlain(value)) next = this.scrubStrings(value);
-      if (next === value) continue;
-      try {
-        record[key] = next;
-      } catch {
-        Object.defineProperty(error, key, { value: next, enumerable: true, configurable: true, writable: false });
-      }
+      if (next !== value) replace(error, key, next);
     }
   }
 

@@ -123,6 +123,17 @@ describe('inspect and JSON of a client show no credential', () => {
 });
 
 describe('KnownSecrets', () => {
+  it('scrubs errors in place, also read-only fields and OData-like details, and leaves a frozen one be', () => {
+    const secrets = new KnownSecrets().add('s3cret-value-29');
+    const error = new Error('failed: s3cret-value-29');
+    Object.defineProperty(error, 'detail', { value: 'echo s3cret-value-29', enumerable: true, writable: false, configurable: true });
+    Object.assign(error, { details: [{ message: 'again s3cret-value-29' }], cause: new Error('cause s3cret-value-29') });
+    secrets.scrubError(error);
+    expect(JSON.stringify({ m: error.message, s: error.stack, ...error, c: (error.cause as Error).message })).not.toContain('s3cret-value-29');
+    const frozen = Object.freeze(new Error('frozen s3cret-value-29'));
+    expect(secrets.scrubError(frozen)).toBe(frozen);
+  });
+
   it('replaces a short value only where it stands alone, and keeps the latest 64 recent values', () => {
     const secrets = new KnownSecrets().add('pw');
     expect(secrets.scrub('pw is pwned, "pw"')).toBe('[REDACTED] is pwned, "[REDACTED]"');
