@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createODataClient } from '@sluice/odata';
 import { SinkError, syncEntitySet } from '../src/index.js';
 import { openSqlite } from '../src/sync/sqlite.js';
 import { createOrders, ORDERS_SQL, serviceOrders, tableOrders, useOrders } from './sync-helpers.js';
@@ -54,6 +55,23 @@ describe('syncEntitySet into SQLite', () => {
     const [state] = read(path, "SELECT mode, phase, load_table, resume_link, runs FROM sluice_sync WHERE table_name = 'Orders'");
     expect(state).toMatchObject({ mode: 'delta', phase: 'tracking', load_table: null, runs: 3 });
     expect(String(state!['resume_link'])).toMatch(/\$deltatoken=\d+$/);
+  });
+
+  it('OData v2 (SAP Gateway __delta): load, then changes; the table equals the service', async () => {
+    const od = kit.client();
+    const v2 = createODataClient({ serviceURL: kit.server().v2, version: '2.0', http: { retry: false } });
+    try {
+      const path = join(dir, 'v2.db');
+      const ids = await createOrders(od, 3, 'v2');
+      await expect(syncEntitySet({ od: v2, entitySet: 'Orders', into: `sqlite:${path}` })).resolves.toMatchObject({ run: 'load', mode: 'delta' });
+      expect(tableOrders(read(path, ORDERS_SQL))).toEqual(await serviceOrders(od));
+      await od.from('Orders').key(ids[0]!).update({ Status: 'V2' }, { etag: '*' });
+      await od.from('Orders').key(ids[1]!).delete({ etag: '*' });
+      await expect(syncEntitySet({ od: v2, entitySet: 'Orders', into: `sqlite:${path}` })).resolves.toMatchObject({ run: 'delta', upserted: 1, deleted: 1 });
+      expect(tableOrders(read(path, ORDERS_SQL))).toEqual(await serviceOrders(od));
+    } finally {
+      await v2.close();
+    }
   });
 
   it('a refused delta link (410) reloads into a new table that replaces the old one', async () => {
