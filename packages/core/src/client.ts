@@ -5,7 +5,7 @@ import { abortErrorFor, checkDeadline, DeadlineError, startDeadline, type Reques
 import { toHttpError } from './error-body.js';
 import { AbortError, ConfigError, HttpError, SluiceError } from './errors.js';
 import { EventSink } from './events.js';
-import { KnownSecrets } from './known-secrets.js';
+import { KnownSecrets, rememberCredentials } from './known-secrets.js';
 import { checkHeaders, checkMaxRedirects, checkRetry, checkTimeout, proxyPassword, resolveOptions } from './options.js';
 import { redactHeaders, REDACTED } from './redact.js';
 import { checkRequestKeys, isReplayable, nextRequestId, type Attempt } from './request-options.js';
@@ -320,7 +320,7 @@ export class Client implements PluginClient {
     try {
       for (;;) {
         for (const plugin of plugins) if (plugin.onRequest) await plugin.onRequest(pluginRequest, this);
-        this.rememberCredentials(pluginRequest.headers);
+        rememberCredentials(this.secrets, this.credentialHeaders, pluginRequest.headers);
         // A plugin may have replaced the headers object rather than changed it.
         const current = pluginRequest.headers === attempt.headers ? attempt : { ...attempt, headers: pluginRequest.headers };
         const response = await this.loop.run(current);
@@ -357,18 +357,6 @@ export class Client implements PluginClient {
   }
 
   /**
-   * Adds the values of credential headers a request or a plugin set to the known secrets (kept among the
-   * recent ones). A value shorter than 8 characters is a keyword (`x-csrf-token: Fetch`), not a credential:
-   * registering it would blank that word out of every message.
-   */
-  private rememberCredentials(headers: Readonly<Record<string, string>>): void {
-    for (const name of this.credentialHeaders) {
-      const value = headers[name];
-      if (value !== undefined && value.length >= 8 && !this.secrets.has(value)) this.secrets.addCredential(value, true);
-    }
-  }
-
-  /**
    * The headers of a request. The defaults object itself when nothing changes it and no plugin may
    * (transports and the attempt loop never mutate headers); a copy otherwise.
    */
@@ -381,7 +369,7 @@ export class Client implements PluginClient {
     }
     if (init.headers !== undefined) {
       const headers = { ...defaults, ...checkHeaders('headers', init.headers) };
-      this.rememberCredentials(headers);
+      rememberCredentials(this.secrets, this.credentialHeaders, headers);
       return headers;
     }
     return this.config.plugins.length === 0 ? defaults : { ...defaults };

@@ -223,3 +223,15 @@ export class KnownSecrets {
     return this.#forms;
   }
 }
+
+/**
+ * Adds the values of credential headers (`names`) a request or a plugin set to the client's known secrets (kept among the
+ * recent ones). A value shorter than 8 characters is a keyword (`x-csrf-token: Fetch`), not a credential:
+ * registering it would blank that word out of every message.
+ */
+export function rememberCredentials(secrets: KnownSecrets, names: readonly string[], headers: Readonly<Record<string, string>>): void {
+  for (const name of names) {
+    const value = headers[name];
+    if (value !== undefined && value.length >= 8 && !secrets.has(value)) secrets.addCredential(value, true);
+  }
+}
