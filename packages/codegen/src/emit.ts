@@ -144,7 +144,6 @@ export class Emitter {
 
   /** The whole file body (without header and summary). */
   emit(): string {
-    this.out.push('/** An empty map of the spec (no navigation, no operations, no parameters). */\ntype EmptyMap = Record<never, never>;\n');
     for (const t of this.model.types.values()) {
       if (!this.sel.types.has(t.qname)) continue;
       if (t.kind === 'entity' || t.kind === 'complex') this.structured(t);
@@ -152,6 +151,8 @@ export class Emitter {
       else if (t.kind === 'typedef') this.out.push(`${docComment(t.doc, '', [`Type definition ${t.qname} (${t.underlying}).`])}export type ${this.names.types.get(t.qname)!} = ${this.ts(t.underlying)};\n`);
     }
     this.out.push(this.service());
+    // Declared only when used: an unused local type fails projects with noUnusedLocals.
+    if (this.out.some((d) => d.includes('EmptyMap'))) this.out.unshift('/** An empty map of the spec (no navigation, no operations, no parameters). */\ntype EmptyMap = Record<never, never>;\n');
     return this.out.join('\n');
   }
 

@@ -145,3 +145,15 @@ describe('what real documents also hold', () => {
     expect(text).toContain('export interface SiteSpec');
   });
 });
+
+describe('output that compiles in strict projects', () => {
+  it('declares EmptyMap only where it is used (noUnusedLocals)', () => {
+    const ops = (binding: string): string => `<Action Name="Go" IsBound="true"><Parameter Name="a" Type="${binding}"/><Parameter Name="n" Type="Edm.Int32"/></Action>`
+      + `<Function Name="F" IsBound="true"><Parameter Name="a" Type="${binding}"/><Parameter Name="n" Type="Edm.Int32"/><ReturnType Type="Edm.Int32"/></Function>`;
+    const entity = '<EntityType Name="A"><Key><PropertyRef Name="ID"/></Key><Property Name="ID" Type="Edm.Int32" Nullable="false"/><NavigationProperty Name="Self" Type="NS.A"/></EntityType>';
+    const container = '<EntitySet Name="As" EntityType="NS.A"/><Singleton Name="Me" Type="NS.A"/><ActionImport Name="U" Action="NS.U"/><FunctionImport Name="V" Function="NS.V"/>';
+    const unbound = '<Action Name="U"><Parameter Name="n" Type="Edm.Int32"/></Action><Function Name="V"><Parameter Name="n" Type="Edm.Int32"/><ReturnType Type="Edm.Int32"/></Function>';
+    expect(generate(V4(entity + ops('NS.A') + ops('Collection(NS.A)') + unbound, container))).not.toContain('EmptyMap');
+    expect(generate(V4(entity + ops('NS.A') + unbound, container))).toContain('  collectionActions: EmptyMap;');
+  });
+});
