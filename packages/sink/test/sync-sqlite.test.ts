@@ -74,6 +74,23 @@ describe('syncEntitySet into SQLite', () => {
     }
   });
 
+  it('a set without change tracking is loaded as a snapshot (with a notice) and reloaded each run', async () => {
+    const od = kit.client();
+    const path = join(dir, 'products.db');
+    const notices: string[] = [];
+    const first = await syncEntitySet({ od, entitySet: 'Products', into: `sqlite:${path}`, onNotice: (m) => notices.push(m) });
+    expect(first).toMatchObject({ run: 'load', mode: 'snapshot', upserted: 1 });
+    expect(notices).toEqual([expect.stringMatching(/does not track changes of Products: it was loaded as a snapshot, and each run reloads it/)]);
+    const again = await syncEntitySet({ od, entitySet: 'Products', into: `sqlite:${path}` });
+    expect(again).toMatchObject({ run: 'snapshot', mode: 'snapshot', upserted: 1 });
+    const products = await od.from<Record<string, unknown>>('Products').list();
+    const [row] = read(path, 'SELECT ID, Name, Price, CAST(Stock AS TEXT) AS Stock, Guid FROM Products');
+    expect(row).toEqual({ ID: products[0]!['ID'], Name: products[0]!['Name'], Price: products[0]!['Price'], Stock: String(products[0]!['Stock']), Guid: String(products[0]!['Guid']).toLowerCase() });
+    await expect(syncEntitySet({ od, entitySet: 'Products', into: `sqlite:${path}`, mode: 'delta', table: 'P2' }))
+      .rejects.toSatisfy((e: unknown) => e instanceof SinkError && e.code === 'mode' && /does not track changes of Products .*--mode snapshot/.test(e.message));
+    expect(read(path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'P2%'")).toEqual([]);
+  });
+
   it('a refused delta link (410) reloads into a new table that replaces the old one', async () => {
     const od = kit.client();
     const path = join(dir, 'expired.db');

@@ -105,6 +105,13 @@ class Run {
     for await (const page of sync.pages()) {
       const last = page.nextLink === undefined;
       if (last && page.deltaLink === undefined && !(auto && loading)) {
+        // Nothing of the table changed: the staging table goes, the state is as before.
+        if (loading) {
+          await this.target.transaction(async () => {
+            await this.target.exec(`DROP TABLE IF EXISTS ${ident(into)}`);
+            await (previous === undefined ? deleteState(this.target, this.table) : writeState(this.target, previous));
+          });
+        }
         throw new SinkError(`the service does not track changes of ${this.o.entitySet} (its last page has no delta link): use --mode snapshot`, 'mode');
       }
       await this.target.transaction(async () => {
