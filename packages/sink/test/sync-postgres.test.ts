@@ -1,5 +1,6 @@
 // syncEntitySet into a real PostgreSQL (initdb + postgres in a temporary folder, as `nobody` when root)
 // against the testkit OData server's change tracking.
+import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgresServer, type PostgresTestServer } from '@sluice/testkit';
@@ -18,6 +19,15 @@ afterAll(async () => {
   await client?.end();
   await server?.close();
 });
+
+/** A port nothing listens on: taken from the system and closed again (port + 1 may belong to another test's server). */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address() as AddressInfo;
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
 
 async function rows(table: string): Promise<Record<string, unknown>[]> {
   return (await client.query(`SELECT "ID", "Customer", "Amount"::text AS "Amount", "Quantity"::text AS "Quantity", "Status", "DeliveryDate", "Attachment" FROM "${table}"`)).rows;
@@ -90,7 +100,7 @@ describe('syncEntitySet into PostgreSQL', () => {
 
   it('an unreachable database and a table of another shape are refused, the password never shown', async () => {
     const od = kit.client();
-    const closed = `postgres://postgres:s3cret-pw@127.0.0.1:${server.port + 1}/postgres`;
+    const closed = `postgres://postgres:s3cret-pw@127.0.0.1:${await closedPort()}/postgres`;
     const error = await syncEntitySet({ od, entitySet: 'Orders', into: closed }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SinkError);
     expect((error as SinkError).code).toBe('unreachable');

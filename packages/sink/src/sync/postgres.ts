@@ -14,7 +14,7 @@ interface PgClient {
   on(event: 'error', listener: (error: Error) => void): void;
 }
 
-type PgClientClass = new (config: { connectionString: string; application_name?: string }) => PgClient;
+type PgClientClass = new (config: { connectionString: string; application_name?: string; connectionTimeoutMillis?: number }) => PgClient;
 
 /** `pg`, resolved from this package or from the working directory (a CLI installed globally). */
 function loadPg(): PgClientClass {
@@ -122,7 +122,8 @@ function arrayType(column: Column): string {
 export async function openPostgresTarget(url: string): Promise<SqlTarget> {
   const Client = loadPg();
   const name = describePostgres(url);
-  const client = new Client({ connectionString: url, application_name: 'sluice sync' });
+  // Something that accepts the connection but never answers as PostgreSQL would (a wrong port) must not hang the sync.
+  const client = new Client({ connectionString: url, application_name: 'sluice sync', connectionTimeoutMillis: 30_000 });
   // A connection lost later surfaces as the failure of the query in flight.
   client.on('error', () => undefined);
   try {
