@@ -71,7 +71,7 @@ export class ODataVersionError extends SluiceError {
 export class PageError extends SluiceError {
   /** The page URL, credentials and sensitive query values redacted. */
   readonly url: string;
-  /** 1 for the first failure of this page. */
+  /** 1 for the first failure of this page: reads of the page by the stream, not HTTP attempts (the core retries within a read). */
   readonly attempt: number;
   /** Whether the stream will request the same page again. */
   readonly willRetry: boolean;
@@ -81,7 +81,8 @@ export class PageError extends SluiceError {
   readonly odataError: ODataError | undefined;
   constructor(url: string, attempt: number, willRetry: boolean, cause: unknown) {
     const why = cause instanceof Error ? cause.message : String(cause);
-    super(`Reading a page failed (attempt ${attempt}${willRetry ? ', will retry' : ', giving up'}): ${why}`, { cause });
+    // `attempt` counts reads of this page by the stream; each may have been several HTTP attempts (the core's retries).
+    super(`Reading a page failed (page read ${attempt}, after the HTTP client's own retries${willRetry ? '; reading it again' : '; giving up'}): ${why}`, { cause });
     this.url = redactURL(url);
     this.attempt = attempt;
     this.willRetry = willRetry;
