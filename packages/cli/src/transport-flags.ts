@@ -62,10 +62,12 @@ export function transportOptions(flags: TransportFlags, env: NodeJS.ProcessEnv):
  */
 export function explainTransportError(error: unknown): unknown {
   if (!(error instanceof ConfigError)) return error;
-  const flag = FLAG_OF[error.option];
+  // Through the OData client the core's option is named under `http.` (`http.tls.ca`).
+  const option = error.option.startsWith('http.') ? error.option.slice('http.'.length) : error.option;
+  const flag = FLAG_OF[option];
   if (flag === undefined) return error;
   const problem = error.message.slice(error.option.length).trim();
-  const hint = error.option === 'tls.passphrase' ? `put the passphrase in ${PASSPHRASE_ENV}` : undefined;
+  const hint = option === 'tls.passphrase' ? `put the passphrase in ${PASSPHRASE_ENV}` : undefined;
   return new UsageError(`${flag} ${problem}`, hint);
 }
 
