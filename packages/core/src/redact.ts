@@ -36,10 +36,13 @@ export const CREDENTIAL_HEADERS: readonly string[] = [
 ];
 
 /**
- * Names that contain a sensitive part but carry no secret (`token_type=bearer`); an OData `$skiptoken` is a
- * paging cursor the service wrote into its own next link, shown so an error tells which page failed.
+ * Names that contain a sensitive part but carry no secret (`token_type=bearer`). An OData `$skiptoken` is a
+ * paging cursor the service wrote into its own next link, shown so an error tells which page failed; a
+ * `$deltatoken` (SAP Gateway v2: `!deltatoken`) is the same kind of cursor in a delta link, shown so an
+ * error or event tells which point of change tracking a run resumed from. Neither grants access without
+ * the client's credentials (a `DeltaStore` keeps the delta link in clear anyway).
  */
-const HARMLESS = new Set(['tokentype', 'tokenendpoint', 'tokenurl', 'expiresin', '$skiptoken', 'skiptoken']);
+const HARMLESS = new Set(['tokentype', 'tokenendpoint', 'tokenurl', 'expiresin', '$skiptoken', 'skiptoken', '$deltatoken', '!deltatoken', 'deltatoken']);
 /** Names from {@link SENSITIVE_PARAM_NAMES} that, as JSON or XML field names, mean something else (an OData error `code`). */
 const URL_ONLY = new Set(['code', 'state', 'key', 'sv']);
 

@@ -40,6 +40,14 @@ describe('redactURL', () => {
     expect(redactText('next: https://h/svc/Orders?skiptoken=12&password=hunter2')).toBe('next: https://h/svc/Orders?skiptoken=12&password=[REDACTED]');
   });
 
+  it('keeps an OData delta token (a resume cursor the service wrote into its delta link, not a credential)', () => {
+    expect(redactURL('https://h/svc/Orders?$deltatoken=17&$skiptoken=2&sig=abc')).toBe('https://h/svc/Orders?$deltatoken=17&$skiptoken=2&sig=[REDACTED]');
+    expect(redactURL("https://h/sap/Orders?!deltatoken='D_20261126'&sap-client=100")).toBe("https://h/sap/Orders?!deltatoken='D_20261126'&sap-client=100");
+    expect(redactURL('https://h/svc/Orders?%24deltatoken=17')).toBe('https://h/svc/Orders?%24deltatoken=17');
+    expect(redactText('delta link https://h/svc/Orders?$deltatoken=17&access_token=t0k3n')).toBe('delta link https://h/svc/Orders?$deltatoken=17&access_token=[REDACTED]');
+    expect(redactText('{"@odata.deltaLink":"Orders?$deltatoken=17","deltatoken":"17"}')).toBe('{"@odata.deltaLink":"Orders?$deltatoken=17","deltatoken":"17"}');
+  });
+
   it('takes more names with addSensitiveParams', () => {
     expect(redactURL('https://h/p?sap-passport=abc')).toBe('https://h/p?sap-passport=abc');
     addSensitiveParams('sap-passport');

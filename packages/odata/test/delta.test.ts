@@ -129,6 +129,19 @@ describe('DeltaSync, an expired delta link', () => {
   });
 });
 
+describe('DeltaSync, the delta token in events', () => {
+  it.each([['4.0', /Orders\?\$deltatoken=\d+$/], ['2.0', /Orders\?!deltatoken='\d+'$/]] as const)('OData %s: request events show the delta token a run resumed from (a cursor, not a secret)', async (version, shape) => {
+    const urls: string[] = [];
+    const od = kit.client(version, { http: { retry: false, onEvent: (e) => { if (e.type === 'request.start') urls.push(e.url); } } });
+    const sync = new DeltaSync(od, od.from<Order>('Orders'), { store: new FileDeltaStore(join(dir, `events-${version}.json`)) });
+    await collect(sync);
+    urls.length = 0;
+    await collect(sync);
+    expect(urls).toHaveLength(1);
+    expect(urls[0]).toMatch(shape);
+  });
+});
+
 describe('DeltaSync links and deleted links (OData v4 testkit)', () => {
   it.each([['4.0', {}], ['4.01', { 'odata-maxversion': '4.01' }]] as const)('OData %s: a deep insert reports its Lines links, a delete removes them', async (_v, headers) => {
     const od = kit.client('4.0', { http: { retry: false, headers } });
