@@ -5,7 +5,6 @@ import type { DecodeContext } from '../protocol/types.js';
 const DATE = /^\/Date\((-?\d+)(?:([+-])(\d{4}))?\)\/$/;
 // v2 Edm.Time is written as an xsd:duration of at most a day ([MS-ODATA] 2.2.6.3.1): PT13H45M10.5S.
 const TIME = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(\.\d+)?S)?$/;
-const LARGE = new Set(['Edm.Int64', 'Edm.Decimal']);
 const DATE_TYPES = new Set(['Edm.DateTime', 'Edm.DateTimeOffset']);
 
 /**
@@ -57,11 +56,49 @@ export function decodeV2Time(value: string): string {
   return `${two(m[1])}:${two(m[2])}:${two(m[3])}${m[4] ?? ''}`;
 }
 
+// What [MS-ODATA] 2.2.6.3.1 allows for a Double or Single written as a JSON string: a decimal with an
+// optional exponent (SAP gateways write `"1.5E+2"`), and the special values.
+const FLOAT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+const SPECIAL_FLOATS: ReadonlyMap<string, number> = new Map([['INF', Infinity], ['-INF', -Infinity], ['NaN', NaN]]);
+
+/**
+ * A v2 `Edm.Double` or `Edm.Single` written as a string (`"1.5E+2"`, `"INF"`, `"-INF"`, `"NaN"`) as the
+ * number the table of EDM types says it reads as. Any other text is an error naming the property (the
+ * record then arrives as a `RecordDecodeError` item with its text).
+ */
+export function decodeV2Float(value: string, type: string, property: string): number {
+  const special = SPECIAL_FLOATS.get(value);
+  if (special !== undefined) return special;
+  if (!FLOAT.test(value)) throw new TypeError(`${type} property ${property}: ${JSON.stringify(value.slice(0, 40))} is not a number`);
+  return Number(value);
+}
+
+/** v2 `Edm.Binary` (standard base64, RFC 4648 section 4) as v4 writes it: base64url without padding (section 5). */
+export function decodeV2Binary(value: string): string {
+  let end = value.length;
+  while (end > 0 && value.charCodeAt(end - 1) === 61 /* = */) end--;
+  return value.slice(0, end).replace(/[+/]/g, (c) => (c === '+' ? '-' : '_'));
+}
+
+/** A string value of a property `$metadata` declares as `type`, in the form of the table of EDM types. */
+function decodeV2String(value: string, type: string, property: string, largeNumbers: boolean): unknown {
+  switch (type) {
+    case 'Edm.Time': return decodeV2Time(value);
+    case 'Edm.Double':
+    case 'Edm.Single': return decodeV2Float(value, type, property);
+    case 'Edm.Binary': return decodeV2Binary(value);
+    case 'Edm.Int64':
+    case 'Edm.Decimal': return largeNumbers ? Number(value) : value;
+    default: return value;
+  }
+}
+
 /**
  * Turns one v2 verbose-JSON record into the common shape: `/Date(...)/` strings of `Edm.DateTime` and
- * `Edm.DateTimeOffset` properties are decoded (see {@link decodeV2Date}) and `Edm.Time` durations become
- * times of day; with `$metadata` known, other types (an `Edm.String` that happens to look like a date)
- * are left alone, without it every `/Date(...)/` string is decoded. `__metadata` is dropped (its `etag`
+ * `Edm.DateTimeOffset` properties are decoded (see {@link decodeV2Date}); with `$metadata` known, `Edm.Time`
+ * durations become times of day, Doubles and Singles written as strings numbers ({@link decodeV2Float}) and
+ * base64 Binary values base64url ({@link decodeV2Binary}), and other types (an `Edm.String` that happens
+ * to look like a date) are left alone; without it every `/Date(...)/` string is decoded and nothing else. `__metadata` is dropped (its `etag`
  * kept as `@odata.etag`, as v4 would send it), deferred navigation links are dropped, and expanded
  * collections (`{ results: [...] }`) become arrays.
  */
@@ -70,7 +107,7 @@ export function decodeV2Record(raw: unknown, ctx: DecodeContext): unknown {
   const source = raw as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   const type = ctx.entityType;
-  const numbers = ctx.largeNumbers === 'number' ? type : undefined;
+  const largeNumbers = ctx.largeNumbers === 'number';
   for (const key in source) {
     const value = source[key];
     if (key === '__metadata') {
@@ -83,10 +120,9 @@ export function decodeV2Record(raw: unknown, ctx: DecodeContext): unknown {
       if (first === 47 /* / */ && value.startsWith('/Date(')) {
         const declared = type?.properties.get(key);
         out[key] = declared === undefined || DATE_TYPES.has(declared.type) ? decodeV2Date(value, declared, ctx.dates) : value;
-      } else if (first === 80 /* P */ && type?.properties.get(key)?.type === 'Edm.Time') {
-        out[key] = decodeV2Time(value);
-      } else if (numbers !== undefined && LARGE.has(numbers.properties.get(key)?.type ?? '')) {
-        out[key] = Number(value);
+      } else if (type !== undefined) {
+        const declared = type.properties.get(key)?.type;
+        out[key] = declared === undefined ? value : decodeV2String(value, declared, key, largeNumbers);
       } else out[key] = value;
     } else if (typeof value === 'object' && value !== null) {
       if ('__deferred' in value) continue;
