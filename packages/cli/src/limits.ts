@@ -1,5 +1,6 @@
 // Size limits of the CLI: `--max-record-size` (one record of an export) and `--max-metadata-size` (the
-// `$metadata` document), with defaults that keep a hostile or broken service from filling memory.
+// `$metadata` document), with defaults that keep a hostile or broken service from filling memory; and the
+// parser of durations (`--timeout`, `--retry-backoff`, the worker's lock times).
 import { InvalidArgumentError } from 'commander';
 import { ResponseSizeError } from '@sluice/odata';
 
@@ -13,6 +14,13 @@ export const DEFAULT_MAX_METADATA_BYTES = 64 * MiB;
 const UNITS: Record<string, number> = {
   '': 1, b: 1, bytes: 1, k: 1024, kib: 1024, m: MiB, mib: MiB, g: 1024 * MiB, gib: 1024 * MiB, kb: 1000, mb: 1e6, gb: 1e9,
 };
+
+/** `30`, `30s`, `500ms`, `2m`: a duration, in seconds when it has no unit; returned in ms. */
+export function duration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (!m || Number(m[1]) <= 0) throw new InvalidArgumentError('expected a duration such as 30, 30s, 500ms or 2m');
+  return Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000);
+}
 
 /** `1048576`, `512k`, `64MiB`, `100MB`, `2g`: a size in bytes (k, m, g and KiB, MiB, GiB are 1024-based; kB, MB, GB 1000-based). */
 export function size(text: string): number {

@@ -8,7 +8,7 @@ import { checkPartitionFlags, partitionOptions, type PartitionFlags } from './pa
 import { exportPartitioned } from './partitioned-export.js';
 import type { WorkerFlags } from './worker-command.js';
 import { FORMATS } from './formats.js';
-import { size } from './limits.js';
+import { duration, size } from './limits.js';
 import { removePendingFiles } from './output.js';
 import { PROGRESS_MODES } from './progress.js';
 import type { QueryFlags } from './query-flags.js';
@@ -23,13 +23,6 @@ function integer(min: number) {
     if (!/^\d+$/.test(text.trim()) || Number(text) < min) throw new InvalidArgumentError(`expected an integer >= ${min}`);
     return Number(text);
   };
-}
-
-/** `30`, `30s`, `500ms`, `2m`: a duration, in seconds when it has no unit; returned in ms. */
-function duration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-  if (!m || Number(m[1]) <= 0) throw new InvalidArgumentError('expected a duration such as 30, 30s, 500ms or 2m');
-  return Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000);
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];

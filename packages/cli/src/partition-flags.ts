@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { RateLimitOptions } from '@sluice/core';
 import { UsageError } from './errors.js';
+import { duration } from './limits.js';
 import { MANIFEST_FILE } from './manifest.js';
 import { checkOutFile, removeStalePartials } from './out-file.js';
 import { PART_FILE } from './part-names.js';
@@ -19,6 +20,8 @@ export interface PartitionFlags {
   queue?: string;
   queueName?: string;
   attempts?: number;
+  /** First retry delay of a failed partition in ms (doubled each retry). */
+  retryBackoff?: number;
   wait?: boolean;
 }
 
@@ -27,6 +30,16 @@ function positive(max: number) {
     if (!/^\d+$/.test(text.trim()) || Number(text) < 1 || Number(text) > max) throw new InvalidArgumentError(`expected an integer from 1 to ${max}`);
     return Number(text);
   };
+}
+
+/** Longest `--retry-backoff`: one hour. */
+const MAX_BACKOFF_MS = 3_600_000;
+
+/** `--retry-backoff`: a duration from 1 ms to an hour, in whole ms. */
+function backoff(text: string): number {
+  const ms = duration(text);
+  if (ms < 1 || ms > MAX_BACKOFF_MS || !Number.isInteger(ms)) throw new InvalidArgumentError('expected a duration from 1ms to 1h in whole ms, such as 500ms, 2s or 1m');
+  return ms;
 }
 
 function rate(text: string): number {
@@ -46,7 +59,8 @@ export function partitionOptions(command: Command): Command {
     .option('--burst <n>', 'with --rate: requests that may go at once after a quiet spell (default 1)', positive(10_000))
     .option('--queue <redis-url>', 'with --partitions: enqueue one BullMQ job per partition for `sluice worker` processes instead of reading here')
     .option('--queue-name <name>', 'with --queue: the BullMQ queue (default sluice-export)')
-    .option('--attempts <n>', 'with --queue: attempts per partition, with backoff from 2 s (default 5)', positive(100))
+    .option('--attempts <n>', 'with --queue: attempts per partition, the first included (default 5)', positive(100))
+    .option('--retry-backoff <duration>', 'with --queue: wait before the first retry of a failed partition, doubled each retry: 500ms, 2s, 1m (default 2s)', backoff)
     .option('--wait', 'with --queue: follow the workers and exit with the outcome');
 }
 
@@ -60,7 +74,8 @@ export function rateLimitOf(flags: PartitionFlags): RateLimitOptions | undefined
 export function checkPartitionFlags(flags: PartitionFlags & { out?: string; deltaState?: string; top?: number; skip?: number; orderby?: string }): void {
   const partitionOnly = [
     flags.partitionBy !== undefined && '--partition-by', flags.boundaries !== undefined && '--boundaries', flags.parallel !== undefined && '--parallel',
-    flags.queue !== undefined && '--queue', flags.queueName !== undefined && '--queue-name', flags.attempts !== undefined && '--attempts', flags.wait === true && '--wait',
+    flags.queue !== undefined && '--queue', flags.queueName !== undefined && '--queue-name', flags.attempts !== undefined && '--attempts',
+    flags.retryBackoff !== undefined && '--retry-backoff', flags.wait === true && '--wait',
   ].filter(Boolean);
   if (flags.partitions === undefined) {
     if (partitionOnly.length) throw new UsageError(`${partitionOnly.join(', ')} need${partitionOnly.length === 1 ? 's' : ''} --partitions`);
@@ -71,6 +86,7 @@ export function checkPartitionFlags(flags: PartitionFlags & { out?: string; delt
   if (refused.length) throw new UsageError(`--partitions cannot be combined with ${refused.join(', ')}`, 'partitions are ranges read independently; filter with --filter instead');
   if (flags.wait && flags.queue === undefined) throw new UsageError('--wait needs --queue');
   if (flags.attempts !== undefined && flags.queue === undefined) throw new UsageError('--attempts needs --queue');
+  if (flags.retryBackoff !== undefined && flags.queue === undefined) throw new UsageError('--retry-backoff needs --queue');
   if (flags.parallel !== undefined && flags.queue !== undefined) throw new UsageError('--parallel reads here; with --queue the workers read (sluice worker --concurrency)');
 }
 

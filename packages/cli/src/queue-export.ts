@@ -84,7 +84,7 @@ export async function exportViaQueue(serviceURL: string, entitySet: string, flag
     await tokenCache.close();
   }
   const queue = flags.queueName ?? QUEUE_NAME;
-  const enqueued = await enqueueExport<PartPayload, ExportPayload>({ redis: flags.queue!, queue, partitions: payloads, export: { out, head }, attempts: flags.attempts });
+  const enqueued = await enqueueExport<PartPayload, ExportPayload>({ redis: flags.queue!, queue, partitions: payloads, export: { out, head }, attempts: flags.attempts, backoff: flags.retryBackoff });
   if (!flags.quiet) terminal.note(`sluice: enqueued ${enqueued.partitions} partitions of ${entitySet} as export ${enqueued.exportId} (queue ${queue}); run \`sluice worker\` to read them`);
   if (!flags.wait) return;
   let shown = -1;

@@ -166,6 +166,9 @@ describe('sluice export --partitions', () => {
       [['--partitions', '4', '--out', fresh(), '--partition-by', 'Name', '--boundaries', 'minmax'], /--boundaries: 'minmax' needs an integer property; "Name" is Edm.String/],
       [['--parallel', '4'], /--parallel needs --partitions/],
       [['--burst', '4'], /--burst needs --rate/],
+      [['--partitions', '4', '--out', fresh(), '--retry-backoff', '2s'], /--retry-backoff needs --queue/],
+      [['--partitions', '4', '--out', fresh(), '--queue', 'redis://127.0.0.1:1', '--retry-backoff', '0'], /--retry-backoff.*expected a duration/],
+      [['--partitions', '4', '--out', fresh(), '--queue', 'redis://127.0.0.1:1', '--retry-backoff', '61m'], /--retry-backoff.*expected a duration from 1ms to 1h/],
     ];
     for (const [args, message] of cases) {
       const r = await cli.run(['export', srv.v4, 'Products', ...args]);

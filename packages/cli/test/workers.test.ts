@@ -4,6 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bearerAuthorizer, OIDC_CLIENTS, sluiceCLI, startODataServer, startOIDCProvider, startRedisServer,
@@ -110,15 +111,24 @@ describe('sluice worker fleet', () => {
     }
   }, 120_000);
 
-  it('--wait names the partitions that failed for good and exits 1 without a manifest', async () => {
+  it('--wait names the partitions that failed for good and exits 1 without a manifest; --retry-backoff sets the first retry delay', async () => {
     const worker = startWorker();
     await worker.ready;
     const out = join(dir, 'failing');
     srv.setFaults({ failPage: { page: 2, status: 500, times: 1_000_000 } });
     try {
       // Partitions of 80 records in pages of 20: the third page of each fails, every attempt.
-      const r = await cli.run(['export', srv.v4, 'Products', '--filter', 'ID le 160', '--partitions', '2', '--queue', redis.url, '--attempts', '2', '--out', out, '--wait'], { env: credentials() });
+      const r = await cli.run(['export', srv.v4, 'Products', '--filter', 'ID le 160', '--partitions', '2', '--queue', redis.url, '--attempts', '2', '--retry-backoff', '150ms', '--out', out, '--wait'], { env: credentials() });
       expect(r.code).toBe(1);
+      // The partition jobs carry the backoff asked for (BullMQ keeps each job's options in its hash).
+      const exportId = /as export (\S+) /.exec(r.stderr)?.[1];
+      const client = new Redis(redis.url);
+      try {
+        const opts = JSON.parse((await client.hget(`bull:sluice-export:${exportId}-p00001`, 'opts')) ?? '{}') as { attempts?: number; backoff?: unknown };
+        expect(opts).toMatchObject({ attempts: 2, backoff: { type: 'exponential', delay: 150 } });
+      } finally {
+        client.disconnect();
+      }
       // The export fails as soon as one partition has spent its attempts; the other may still be retrying.
       expect(r.stderr).toMatch(/sluice: export \S+ failed: [12] partitions? failed for good \(part-0000[12]\.ndjson \(ID (lt|ge) 81\) after 2 attempts: .*status 500/);
       expect((await readdir(out)).filter((f) => f === '_manifest.json')).toEqual([]);
@@ -142,6 +152,22 @@ describe('sluice worker fleet', () => {
     expect(code).toBe(130);
     expect(text).toMatch(/sluice: stopped waiting; export \S+ goes on in the workers\n$/);
   }, 60_000);
+
+  it('refuses to enqueue into a queue left by another sluice version: exit 1, nothing enqueued, nothing written', async () => {
+    const queue = 'left-by-an-older-sluice';
+    const out = join(dir, 'older');
+    const client = new Redis(redis.url);
+    try {
+      await client.set(`bull:${queue}:sluice-data-version`, '0');
+      const r = await cli.run(['export', srv.v4, 'Products', '--partitions', '2', '--queue', redis.url, '--queue-name', queue, '--out', out], { env: credentials() });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`queue ${queue} holds export jobs of data version 0, this sluice writes and reads version 1; nothing was enqueued`);
+      expect((await client.keys(`bull:${queue}:*`)).sort()).toEqual([`bull:${queue}:meta`, `bull:${queue}:sluice-data-version`]);
+      expect(await readdir(out)).toEqual([]);
+    } finally {
+      client.disconnect();
+    }
+  });
 
   it('refuses to enqueue when Redis is down: exit 1 before any request to the service, nothing written', async () => {
     const out = join(dir, 'down');

@@ -71,6 +71,8 @@ export async function enqueueExport<P, M>(options: EnqueueExportOptions<P, M>): 
   const exportId = options.exportId ?? randomUUID();
   const attempts = options.attempts ?? 5;
   if (!Number.isSafeInteger(attempts) || attempts < 1) throw new RangeError(`attempts must be a positive integer, got ${attempts}`);
+  const backoff = options.backoff ?? 2000;
+  if (!Number.isSafeInteger(backoff) || backoff < 0) throw new RangeError(`backoff must be a whole number of ms, 0 or more, got ${backoff}`);
   if (options.partitions.length === 0) throw new RangeError('an export needs at least one partition');
   let redis;
   try {
@@ -94,7 +96,7 @@ export async function enqueueExport<P, M>(options: EnqueueExportOptions<P, M>): 
       return {
         name: PARTITION_JOB, queueName: name, data,
         opts: {
-          jobId: partitionJobId(exportId, i + 1), attempts, backoff: { type: 'exponential', delay: options.backoff ?? 2000 },
+          jobId: partitionJobId(exportId, i + 1), attempts, backoff: { type: 'exponential', delay: backoff },
           failParentOnFailure: true, removeOnComplete: false, removeOnFail: false,
         },
       };

@@ -71,6 +71,9 @@ describe('BullMQ partitioned exports', () => {
     const down = await enqueueExport({ redis: 'redis://127.0.0.1:1', partitions: [{ name: 'p', payload: 1 }], export: {} }).catch((e: unknown) => e);
     expect(down).toBeInstanceOf(QueueUnavailableError);
     expect((down as Error).message).toMatch(/^Redis at redis:\/\/127\.0\.0\.1:1 is not reachable \(.*ECONNREFUSED.*\); nothing was enqueued$/);
+    const badBackoff = await enqueueExport({ redis: redis.url, partitions: [{ name: 'p', payload: 1 }], export: {}, backoff: -1 }).catch((e: unknown) => e);
+    expect(badBackoff).toBeInstanceOf(RangeError);
+    expect((badBackoff as Error).message).toBe('backoff must be a whole number of ms, 0 or more, got -1');
 
     const queue = fresh();
     const client = new Redis(redis.url);
