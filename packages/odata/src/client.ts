@@ -344,13 +344,13 @@ export class ODataClient {
   }
 
   /** @internal */
-  openStream(prepare: (signal: AbortSignal) => Promise<{ url: string; entityType: EntityTypeInfo | undefined }>, options: StreamOptions): AsyncIterator<StreamItem<unknown>> {
+  openStream(prepare: (signal: AbortSignal) => Promise<{ url: string; entityType: EntityTypeInfo | undefined }>, options: StreamOptions, batches = false): AsyncIterator<StreamItem<unknown>> {
     // The read's deadline counts from its start, version detection included.
     const read = { ...options, deadline: absoluteDeadline(options.deadline) };
     return new CollectionStream(async (signal) => {
       const { url, entityType } = await prepare(signal);
       return { url, ctx: this.context(this.protocol!, entityType, read, { type: 'read', entitySet: entitySetOf(this.serviceURL, url) }, true) };
-    }, options);
+    }, options, batches);
   }
 
   /** @internal */

@@ -52,3 +52,21 @@ export async function collect<T>(items: AsyncIterable<StreamItem<T>>): Promise<S
 
 /** The IDs of the records among stream items. */
 export const ids = (items: StreamItem<{ ID: number }>[]): number[] => items.flatMap((i) => (i.error === undefined ? [i.value.ID] : []));
+
+/**
+ * Page `/svc/P` (records 1-2) links to page 2 (records 3-6), whose first answer sends `broken` and then
+ * destroys the socket; later answers are whole.
+ */
+export async function brokenSecondPage(broken: string): Promise<TestServer> {
+  let origin = '';
+  const server = await serve({
+    '/svc/P': (res) => json(res, { value: records(1, 2), '@odata.nextLink': `${origin}/svc/P?p=2` }),
+    '/svc/P?p=2': (res, _url, attempt) => {
+      if (attempt > 1) return json(res, { value: records(3, 6) });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(broken, () => res.destroy());
+    },
+  });
+  origin = server.origin;
+  return server;
+}

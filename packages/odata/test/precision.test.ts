@@ -93,6 +93,29 @@ describe('services that ignore IEEE754Compatible=true', () => {
     await od.close();
   });
 
+  it('streamBatches() is guarded too, whether the first record was parsed while scanning or after it', async () => {
+    const server = await serve({
+      '/svc/$metadata': metadata,
+      '/svc/Items': (res) => json(res, BODY, PROMISED),
+    });
+    // A record limit under 64 KiB turns off the scanner's speculative parse: records are parsed when handed out.
+    for (const maxRecordBytes of [undefined, 1000]) {
+      const events: SluiceEvent[] = [];
+      const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', loadMetadata: true, maxRecordBytes, http: { retry: false } });
+      od.http.events.on((e) => { if (e.type.startsWith('odata.precision')) events.push(e); });
+      const read = async (): Promise<Record<string, unknown>[]> => {
+        const rows: Record<string, unknown>[] = [];
+        for await (const batch of od.from<Record<string, unknown>>('Items').streamBatches()) rows.push(...batch.value!);
+        return rows;
+      };
+      expect(typeof (await read())[0]!['ID']).toBe('number');
+      expect(events).toEqual([expect.objectContaining({ reason: 'number', detail: expect.stringContaining('Item.ID (Edm.Int64)') })]);
+      expect((await read())[0]).toMatchObject({ ID: '9007199254740993', Price: '123456789012345678.1234' });
+      expect(events).toHaveLength(1);
+      await od.close();
+    }
+  });
+
   it('nothing changes when the service keeps its promise or numbers were asked for', async () => {
     const server = await serve({ '/svc/Items': (res) => json(res, BODY.replace('9007199254740993,', '"9007199254740993",'), PROMISED) });
     const events: SluiceEvent[] = [];

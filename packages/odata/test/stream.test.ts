@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { client, collect, ids, json, records, serve } from './helpers.js';
+import { brokenSecondPage, client, collect, ids, json, records, serve } from './helpers.js';
 import { ForeignOriginError, ODataError, PageError, RecordDecodeError, type StreamItem } from '../src/index.js';
 
 describe('stream', () => {
@@ -121,16 +121,7 @@ describe('stream', () => {
   });
 
   it('retries a page reset mid-body in place: no record lost or repeated', async () => {
-    let origin = '';
-    const server = await serve({
-      '/svc/P': (res) => json(res, { value: records(1, 2), '@odata.nextLink': `${origin}/svc/P?p=2` }),
-      '/svc/P?p=2': (res, _url, attempt) => {
-        if (attempt > 1) return json(res, { value: records(3, 6) });
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.write(JSON.stringify({ value: records(3, 6) }).slice(0, 30), () => res.destroy());
-      },
-    });
-    origin = server.origin;
+    const server = await brokenSecondPage(JSON.stringify({ value: records(3, 6) }).slice(0, 30));
     const items = await collect(client(server).from<{ ID: number }>('P').stream());
     expect(ids(items)).toEqual([1, 2, 3, 4, 5, 6]);
     const errors = items.filter((i) => i.error);

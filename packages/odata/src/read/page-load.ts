@@ -10,11 +10,6 @@ import { largeProperties } from './precision.js';
 
 const NONE: ReadonlySet<string> = new Set();
 
-/**
- * One attempt at reading one page: requests it, scans its body as bytes arrive and queues each record
- * (or record error) for the consumer at once, then reads the next link and count from the envelope.
- * Records before `skip` are dropped: they were delivered by an earlier attempt at the same page.
- */
 /** Elements parsed with one JSON.parse at most: bounds the delay before a run's first record. */
 const RUN_LIMIT = 256;
 
@@ -38,6 +33,13 @@ function runMayHoldControl(run: Run): boolean {
   return run.values !== undefined ? mayHoldControl(run.buf, 0, run.buf.length) : mayHoldControl(run.buf, run.starts[run.from]!, run.ends[run.to - 1]!);
 }
 
+/** A record of a run that failed to decode, in the place of its value (a class no record can be an instance of). */
+class RecordFailure {
+  constructor(readonly error: Error) {}
+}
+
+const NO_VALUES: unknown[] = [];
+
 /**
  * One attempt at reading one page: requests it and scans its body as bytes arrive, queueing runs of
  * complete records that are parsed (one `JSON.parse` per run) when the consumer reaches them, then reads
@@ -47,10 +49,11 @@ function runMayHoldControl(run: Run): boolean {
 export class PageLoad {
   private runs: (Run | undefined)[] = [];
   private runHead = 0;
-  /** Records of the current run: StreamItems, or bare values when `readyItems` is false. */
-  private ready: unknown[] = [];
+  /** Records of the current run, parsed and decoded: values, and a {@link RecordFailure} for each record that failed. */
+  private ready: unknown[] = NO_VALUES;
   private readyHead = 0;
-  private readyItems = true;
+  /** RecordFailures among `ready` not handed out yet. */
+  private readyFailures = 0;
   private wake: (() => void) | undefined;
   /** Set once the page is fully read or has failed. */
   done = false;
@@ -95,31 +98,53 @@ export class PageLoad {
 
   /** Next record or record error, or undefined when none is ready yet. */
   take(): StreamItem<unknown> | undefined {
-    for (;;) {
-      if (this.readyHead < this.ready.length) {
-        const value = this.ready[this.readyHead];
-        // Release delivered records at once so a page's memory shrinks as it is consumed.
-        this.ready[this.readyHead++] = undefined;
-        return this.readyItems ? (value as StreamItem<unknown>) : { value };
-      }
-      if (this.runHead >= this.runs.length) {
-        if (!this.scanBacklog()) return undefined;
-        continue;
-      }
-      const run = this.runs[this.runHead]!;
-      this.runs[this.runHead++] = undefined;
-      if (this.runHead === this.runs.length) { this.runs = []; this.runHead = 0; }
-      this.readyHead = 0;
-      if (run.values !== undefined && this.ctx.protocol.decodeRecord === undefined) {
-        // Parsed already and nothing to decode: hand out the values as they are.
-        if (run.index === 0) this.ctx.precision?.checkRecord(run.values[0], this.ctx.decode.entityType);
-        this.ready = runMayHoldControl(run) ? withoutControl(run.values) : run.values;
-        this.readyItems = false;
-      } else {
-        this.ready = this.parse(run);
-        this.readyItems = true;
-      }
+    while (this.readyHead >= this.ready.length) if (!this.nextRun()) return undefined;
+    const value = this.ready[this.readyHead];
+    // Release delivered records at once so a page's memory shrinks as it is consumed.
+    this.ready[this.readyHead++] = undefined;
+    if (this.readyFailures > 0 && value instanceof RecordFailure) {
+      this.readyFailures--;
+      return { error: value.error };
     }
+    return { value };
+  }
+
+  /**
+   * The next records that are ready, as one array (a run of a chunk, up to a record that failed), or the
+   * next record error; undefined when none is ready yet. The array is the caller's: it is not kept.
+   */
+  takeBatch(): StreamItem<unknown[]> | undefined {
+    while (this.readyHead >= this.ready.length) if (!this.nextRun()) return undefined;
+    const ready = this.ready;
+    const from = this.readyHead;
+    if (this.readyFailures === 0) {
+      this.ready = NO_VALUES;
+      this.readyHead = 0;
+      return { value: from === 0 ? ready : ready.slice(from) };
+    }
+    const first = ready[from];
+    if (first instanceof RecordFailure) {
+      ready[this.readyHead++] = undefined;
+      this.readyFailures--;
+      return { error: first.error };
+    }
+    let to = from + 1;
+    while (to < ready.length && !(ready[to] instanceof RecordFailure)) to++;
+    this.readyHead = to;
+    const value = ready.slice(from, to);
+    ready.fill(undefined, from, to);
+    return { value };
+  }
+
+  /** Makes the next queued run (scanning a backlog chunk if none is queued) the ready records; false when there is nothing. */
+  private nextRun(): boolean {
+    if (this.runHead >= this.runs.length) return this.scanBacklog();
+    const run = this.runs[this.runHead]!;
+    this.runs[this.runHead++] = undefined;
+    if (this.runHead === this.runs.length) { this.runs = []; this.runHead = 0; }
+    this.readyHead = 0;
+    this.ready = this.values(run);
+    return true;
   }
 
   /** All remaining records and record errors at once (for pages()). */
@@ -248,37 +273,54 @@ export class PageLoad {
     if (this.runHead < this.runs.length) this.notify();
   }
 
-  private parse(run: Run): StreamItem<unknown>[] {
+  /**
+   * The records of a run, parsed (one JSON.parse for the run, record by record when that fails), checked
+   * for precision (the page's first record), decoded and without control information; a record that fails
+   * is a RecordFailure in its place (`readyFailures` counts them).
+   */
+  private values(run: Run): unknown[] {
     const { buf, starts, ends, from, to } = run;
     let values = run.values;
+    let failures = 0;
     if (values === undefined) {
       try {
         // One JSON.parse for the whole run of elements.
         const text = `[${utf8Text(buf, starts[from]!, ends[to - 1]!)}]`;
         values = JSON.parse(this.exact === undefined ? text : quoteExactNumbers(text, 2, this.exact)) as unknown[];
       } catch {
-        values = undefined;
+        values = new Array<unknown>(to - from);
+        for (let i = from; i < to; i++) {
+          try {
+            values[i - from] = this.parseOne(buf.toString('utf8', starts[i]!, ends[i]!));
+          } catch (cause) {
+            values[i - from] = new RecordFailure(new RecordDecodeError(run.index + i - from, buf.toString('utf8', starts[i]!, Math.min(ends[i]!, starts[i]! + 200)), cause));
+            failures++;
+          }
+        }
       }
     }
+    // The precision guard looks at the first record of each page read without the exact path.
+    if (run.index === 0 && this.exact === undefined && !(values[0] instanceof RecordFailure)) this.ctx.precision?.checkRecord(values[0], this.ctx.decode.entityType);
     const { protocol, decode } = this.ctx;
     const decodeRecord = protocol.decodeRecord;
     const control = runMayHoldControl(run);
-    const items: StreamItem<unknown>[] = new Array(to - from);
-    for (let i = from; i < to; i++) {
-      let value: unknown;
-      try {
-        value = values !== undefined ? values[i - from] : this.parseOne(buf.toString('utf8', starts[i]!, ends[i]!));
-        if (run.index === 0 && i === from && this.exact === undefined) this.ctx.precision?.checkRecord(value, this.ctx.decode.entityType);
-        if (decodeRecord !== undefined) value = decodeRecord(value, decode);
-        if (control) value = withoutControl(value);
-      } catch (cause) {
-        const excerpt = run.values !== undefined ? safeJson(run.values[i]) : buf.toString('utf8', starts[i]!, Math.min(ends[i]!, starts[i]! + 200));
-        items[i - from] = { error: new RecordDecodeError(run.index + i - from, excerpt, cause) };
-        continue;
+    if (decodeRecord !== undefined || control) {
+      for (let i = 0; i < values.length; i++) {
+        let value = values[i];
+        if (value instanceof RecordFailure) continue;
+        try {
+          if (decodeRecord !== undefined) value = decodeRecord(value, decode);
+          if (control) value = withoutControl(value);
+          values[i] = value;
+        } catch (cause) {
+          const excerpt = run.values !== undefined ? safeJson(values[i]) : buf.toString('utf8', starts[from + i]!, Math.min(ends[from + i]!, starts[from + i]! + 200));
+          values[i] = new RecordFailure(new RecordDecodeError(run.index + i, excerpt, cause));
+          failures++;
+        }
       }
-      items[i - from] = { value };
     }
-    return items;
+    this.readyFailures = failures;
+    return values;
   }
 
   private parseOne(text: string): unknown {

@@ -32,7 +32,7 @@ export type StreamSource = (signal: AbortSignal) => Promise<{ ctx: ReadContext; 
 
 /**
  * Streams the records of a collection, following next links (SPEC 1.5, 4.5): each record as soon as its
- * bytes are in, the next page requested as soon as the current page's link is known and held, as bytes, until
+ * bytes are in (or, with `batches`, the records of each run of a chunk as one array: `{ value: T[] }`), the next page requested as soon as the current page's link is known and held, as bytes, until
  * the caller reaches it (so at most two pages in memory, one of them unparsed), failed pages retried in place without losing or
  * repeating records, and every request cancelled when the caller stops. A hand-written iterator rather
  * than an async generator: a record that is already parsed costs one resolved promise, nothing more.
@@ -48,7 +48,11 @@ export class CollectionStream implements AsyncIterableIterator<StreamItem<unknow
   private readonly controller = new AbortController();
   private readonly onAbort = (): void => this.controller.abort(this.options.signal?.reason);
 
-  constructor(private readonly source: StreamSource, private readonly options: StreamOptions = {}) {
+  /**
+   * @param batches Hand out arrays of records (`StreamItem<unknown[]>`, cast to the item type) rather than
+   * one record per item; errors are the same items either way.
+   */
+  constructor(private readonly source: StreamSource, private readonly options: StreamOptions = {}, private readonly batches = false) {
     const outer = options.signal;
     if (outer?.aborted) this.onAbort();
     else outer?.addEventListener('abort', this.onAbort, { once: true });
@@ -59,9 +63,15 @@ export class CollectionStream implements AsyncIterableIterator<StreamItem<unknow
   }
 
   next(): Promise<IteratorResult<StreamItem<unknown>>> {
-    const item = this.current?.take();
+    const item = this.take(this.current);
     if (item !== undefined) return Promise.resolve({ value: item, done: false });
     return this.advance();
+  }
+
+  /** The next item of `load` in this stream's mode: a record, an array of records, or a record error. */
+  private take(load: PageLoad | undefined): StreamItem<unknown> | undefined {
+    if (load === undefined) return undefined;
+    return this.batches ? load.takeBatch() : load.take();
   }
 
   /** Breaking out of the loop cancels the page being read and the one being prefetched. */
@@ -136,7 +146,7 @@ export class CollectionStream implements AsyncIterableIterator<StreamItem<unknow
         // Records the failed attempt delivered are skipped on the retry of the same page.
         current = this.current = this.start(current.url, Math.max(current.skip, current.seen));
       }
-      const item = current.take();
+      const item = this.take(current);
       if (item !== undefined) return { value: item, done: false };
       if (!current.done) {
         await current.changed();

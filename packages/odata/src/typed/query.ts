@@ -81,6 +81,8 @@ export interface TypedQuery<E extends EntityTypeSpec, Sel extends string = never
   list(options?: StreamOptions): Promise<TypedRow<E, Sel, X>[]>;
   /** Streams the records as `{ value }` items (with `{ error }` items for records or pages that failed). */
   stream(options?: StreamOptions): AsyncIterable<StreamItem<TypedRow<E, Sel, X>>>;
+  /** The records of `stream()` in arrays, one per run of a body chunk (`{ value: rows[] }`), with the same `{ error }` items. */
+  streamBatches(options?: StreamOptions): AsyncIterable<StreamItem<TypedRow<E, Sel, X>[]>>;
   /** Iterates page by page. */
   pages(options?: Omit<StreamOptions, 'prefetch'>): AsyncIterable<Page<TypedRow<E, Sel, X>>>;
   /** GET `/$count`: the number of matching records. */
