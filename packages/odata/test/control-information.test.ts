@@ -120,3 +120,46 @@ describe('control information in large pages (records scanned and parsed in runs
   });
 });
 
+
+describe('OData v2: __metadata becomes the control information a v4 entity keeps', () => {
+  const EDMX = `<?xml version="1.0" encoding="utf-8"?>
+<edmx:Edmx Version="1.0" xmlns:edmx="http://schemas.microsoft.com/ado/2007/06/edmx" xmlns:m="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata">
+  <edmx:DataServices m:DataServiceVersion="2.0">
+    <Schema Namespace="S" xmlns="http://schemas.microsoft.com/ado/2008/09/edm">
+      <EntityType Name="Order"><Key><PropertyRef Name="ID"/></Key><Property Name="ID" Type="Edm.Int32" Nullable="false"/></EntityType>
+      <EntityType Name="SpecialOrder" BaseType="S.Order"><Property Name="Rush" Type="Edm.Boolean"/></EntityType>
+      <EntityContainer Name="C" m:IsDefaultEntityContainer="true"><EntitySet Name="Orders" EntityType="S.Order"/></EntityContainer>
+    </Schema>
+  </edmx:DataServices>
+</edmx:Edmx>`;
+  const plain = { __metadata: { id: 'http://h/svc/Orders(1)', uri: 'http://h/svc/Orders(1)', type: 'S.Order', etag: 'W/"1"' }, ID: 1 };
+  const special = { __metadata: { id: 'http://h/svc/Orders(2)', uri: 'http://h/svc/Orders(2)', type: 'S.SpecialOrder', etag: 'W/"2"' }, ID: 2, Rush: true };
+
+  async function v2Service(): Promise<TestServer> {
+    const server = await startServer((req, res) => {
+      const url = req.url ?? '';
+      if (url === '/svc/$metadata') { res.writeHead(200, { 'content-type': 'application/xml', dataserviceversion: '2.0' }); res.end(EDMX); return; }
+      res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json', dataserviceversion: '2.0' });
+      res.end(JSON.stringify(url === '/svc/Orders' && req.method === 'GET' ? { d: { results: [plain, special] } } : { d: special }));
+    });
+    servers.push(server);
+    return server;
+  }
+
+  it('a derived type is kept as @odata.type (as v4 minimal metadata sends it), the declared type is not; the ETag as @odata.etag', async () => {
+    const server = await v2Service();
+    const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '2.0', loadMetadata: true, http: { retry: false } });
+    clients.push(od);
+    const kept = { '@odata.etag': 'W/"2"', '@odata.type': '#S.SpecialOrder', ID: 2, Rush: true };
+    expect(await od.from('Orders').list()).toEqual([{ '@odata.etag': 'W/"1"', ID: 1 }, kept]);
+    expect(await od.from('Orders').key(2).get()).toEqual(kept);
+    expect((await od.from('Orders').create({ ID: 2 })).value).toEqual(kept);
+  });
+
+  it('without $metadata the declared type is unknown: __metadata.type is not kept (nothing to tell a derived type by)', async () => {
+    const server = await v2Service();
+    const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '2.0', http: { retry: false } });
+    clients.push(od);
+    expect(await od.from('Orders').list()).toEqual([{ '@odata.etag': 'W/"1"', ID: 1 }, { '@odata.etag': 'W/"2"', ID: 2, Rush: true }]);
+  });
+});

@@ -2,7 +2,7 @@
 // ETag and its type; expanded collections keep their count and next link. Everything else the JSON
 // format adds (context, metadata ETag, ids, edit/read/navigation/association/media links, property type
 // hints) is removed; instance annotations of vocabularies (`@Core.Messages`, `Price@Measures.ISOCurrency`)
-// are data and stay.
+// are data and stay. OData v2's `__metadata` is mapped to the same keys (`v2Control`).
 
 /** Entity-level control information kept, by its long name. */
 const KEEP_ENTITY: ReadonlySet<string> = new Set(['etag', 'type']);
@@ -95,4 +95,19 @@ export function mayHoldControl(buf: Buffer, start: number, end: number): boolean
     if (!keptKeyAt(bytes, at)) return true;
   }
   return false;
+}
+
+/**
+ * The control information an OData v2 entity keeps from its `__metadata`, under the v4 names: `etag` as
+ * `@odata.etag`; `type` as `@odata.type` (`#S.SpecialOrder`) only when it names another type than the one
+ * the read expects (`expected`, the qualified name `$metadata` declares), as v4's minimal metadata sends
+ * it, so that the same service reads the same through v2 and v4. Without `$metadata` the expected type is
+ * unknown and the type is not kept (v2 names it on every entity). `uri`, `id`, media and link fields are
+ * dropped, as their v4 counterparts are. @internal
+ */
+export function v2Control(metadata: unknown, expected: string | undefined, out: Record<string, unknown>): void {
+  if (typeof metadata !== 'object' || metadata === null) return;
+  const { etag, type } = metadata as { etag?: unknown; type?: unknown };
+  if (typeof etag === 'string') out['@odata.etag'] = etag;
+  if (typeof type === 'string' && expected !== undefined && type !== expected) out['@odata.type'] = `#${type}`;
 }

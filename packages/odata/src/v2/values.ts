@@ -1,5 +1,6 @@
 import type { PropertyInfo } from '../metadata/model.js';
 import type { DecodeContext } from '../protocol/types.js';
+import { v2Control } from '../read/control.js';
 
 // OData v2 JSON verbose ([MS-ODATA] 2.2.6.3.1): "\/Date(<ms since 1970, UTC>[+|-<offset>])\/".
 const DATE = /^\/Date\((-?\d+)(?:([+-])(\d{4}))?\)\/$/;
@@ -99,7 +100,7 @@ function decodeV2String(value: string, type: string, property: string, largeNumb
  * durations become times of day, Doubles and Singles written as strings numbers ({@link decodeV2Float}) and
  * base64 Binary values base64url ({@link decodeV2Binary}), and other types (an `Edm.String` that happens
  * to look like a date) are left alone; without it every `/Date(...)/` string is decoded and nothing else. `__metadata` is dropped (its `etag`
- * kept as `@odata.etag`, as v4 would send it), deferred navigation links are dropped, and expanded
+ * kept as `@odata.etag`, a derived `type` as `@odata.type`, as v4 would send them: {@link v2Control}), deferred navigation links are dropped, and expanded
  * collections (`{ results: [...] }`) become arrays.
  */
 export function decodeV2Record(raw: unknown, ctx: DecodeContext): unknown {
@@ -111,8 +112,7 @@ export function decodeV2Record(raw: unknown, ctx: DecodeContext): unknown {
   for (const key in source) {
     const value = source[key];
     if (key === '__metadata') {
-      const etag = (value as { etag?: unknown } | null)?.etag;
-      if (typeof etag === 'string') out['@odata.etag'] = etag;
+      v2Control(value, type?.qualifiedName, out);
       continue;
     }
     if (typeof value === 'string') {
