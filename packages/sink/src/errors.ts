@@ -10,9 +10,9 @@ export class SinkError extends Error {
      * Bad input, found before any row moves: `select`, `entity-set`, `target` (scheme or table name),
      * `shape`, `drift`, `mode`. Otherwise: `unreachable` (the database), `driver` (none installed),
      * `locked` (another sync runs), `value` (a value its column cannot hold), `state` (a removal without a
-     * readable key).
+     * readable key), `codec` (a compression this Node lacks).
      */
-    readonly code: 'select' | 'entity-set' | 'target' | 'shape' | 'drift' | 'mode' | 'unreachable' | 'driver' | 'locked' | 'value' | 'state',
+    readonly code: 'select' | 'entity-set' | 'target' | 'shape' | 'drift' | 'mode' | 'unreachable' | 'driver' | 'locked' | 'value' | 'state' | 'codec',
     options?: { cause?: unknown },
   ) {
     super(message, options);

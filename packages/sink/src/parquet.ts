@@ -2,16 +2,14 @@
 // group at a time: memory holds one row group's values and its encoded bytes, whatever the set's size.
 import type { Column } from './columns.js';
 import { SinkError } from './errors.js';
-import {
-  binaryBytes, dateText, decimalText, epochDays, epochNanos, float, guidText, inUnit, int32, int64, text, timeNanos, unscaledDecimal,
-} from './values.js';
+import { columnBuffer, type ColumnBuffer } from './parquet-columns.js';
+import { snappyCompress } from './snappy.js';
 
 /** A Parquet schema element as hyparquet-writer takes it (the parquet-format Thrift fields). */
 export type ParquetSchemaElement = Record<string, unknown> & { name: string };
 
 /** The unit of a Parquet TIMESTAMP or TIME column. */
 export type TimeUnit = 'MILLIS' | 'MICROS' | 'NANOS';
-const PER_UNIT: Record<TimeUnit, bigint> = { MILLIS: 1_000_000n, MICROS: 1000n, NANOS: 1n };
 
 /** The unit of a timestamp or time column: its fractional-second precision, microseconds when undeclared. */
 export function timeUnitOf(column: Column): TimeUnit {
@@ -69,71 +67,78 @@ export function parquetElement(column: Column): ParquetSchemaElement {
   }
 }
 
-/** Turns a decoded value into what the column's Parquet element takes. */
-export function parquetValue(column: Column): (value: unknown) => unknown {
-  switch (column.kind) {
-    case 'boolean': return (v) => (typeof v === 'boolean' ? v : v === 'true' ? true : v === 'false' ? false : int32(column, v) !== 0);
-    case 'int': return (v) => int32(column, v);
-    case 'int64': return (v) => int64(column, v);
-    case 'double':
-    case 'single': return (v) => float(column, v);
-    case 'decimal': {
-      const d = exactDecimal(column);
-      if (d === undefined) return (v) => decimalText(column, v);
-      // A bigint is taken as the unscaled value (a number would be scaled again, through a float).
-      return (v) => unscaledDecimal(column, v, d.scale);
-    }
-    case 'date': return (v) => epochDays(dateText(column, v));
-    case 'timestamp': {
-      const per = PER_UNIT[timeUnitOf(column)];
-      return (v) => inUnit(column, v, epochNanos(column, v), per);
-    }
-    case 'time': {
-      const per = timeUnitOf(column) === 'NANOS' ? 1n : 1000n;
-      return (v) => inUnit(column, v, timeNanos(column, v), per);
-    }
-    case 'guid': return (v) => guidText(column, v);
-    case 'binary': return (v) => binaryBytes(column, v);
-    case 'json': return (v) => v;
-    case 'duration':
-    case 'string': return (v) => text(v);
-  }
-}
-
 /** Where the file's bytes go, in order; the promise settles when they may be reused. */
 export type ByteOutput = (bytes: Uint8Array) => Promise<void>;
+
+/**
+ * Compression of the data pages: `SNAPPY` (the default), `ZSTD` (needs Node >= 22.15 or 23.8, whose
+ * `node:zlib` has Zstandard), `GZIP`, or `UNCOMPRESSED`.
+ */
+export type ParquetCodec = 'SNAPPY' | 'ZSTD' | 'GZIP' | 'UNCOMPRESSED';
 
 /** Options of {@link ParquetRecordWriter.open}. */
 export interface ParquetWriterOptions {
   /** The columns, such as `columnsOf(metadata, 'Orders')` gives. */
   columns: readonly Column[];
-  /** Receives the file's bytes in order (one call per row group, then the footer). */
+  /** Receives the file's bytes in order (the header, one call per row group, then the footer). */
   output: ByteOutput;
   /** Rows per row group (default 20,000): the bound of the writer's memory. */
   rowGroupSize?: number | undefined;
-  /** `SNAPPY` (default) or `UNCOMPRESSED`. */
-  codec?: 'SNAPPY' | 'UNCOMPRESSED' | undefined;
+  /** The compression of the data pages (default `SNAPPY`). */
+  codec?: ParquetCodec | undefined;
   /** Key-value metadata for the footer, such as the service URL. */
   metadata?: Readonly<Record<string, string>> | undefined;
 }
 
-interface HyparquetWriter {
-  write(options: { columnData: { name: string; data: unknown[] }[]; rowGroupSize: number }): void | Promise<void>;
-  finish(): void | Promise<void>;
+const CODECS: readonly ParquetCodec[] = ['SNAPPY', 'ZSTD', 'GZIP', 'UNCOMPRESSED'];
+const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]); // PAR1
+
+/** The compression function of a codec, or an error saying what is missing. */
+async function compressorOf(codec: ParquetCodec): Promise<(bytes: Uint8Array) => Uint8Array> {
+  if (codec === 'UNCOMPRESSED') return (bytes) => bytes.slice();
+  if (codec === 'SNAPPY') return snappyCompress;
+  const zlib = await import('node:zlib');
+  if (codec === 'GZIP') return (bytes) => zlib.gzipSync(bytes);
+  const zstd = (zlib as { zstdCompressSync?: (bytes: Uint8Array) => Uint8Array }).zstdCompressSync;
+  if (zstd === undefined) {
+    throw new SinkError(`codec ZSTD needs Node >= 22.15 (node:zlib's Zstandard); this is Node ${process.versions.node}: use SNAPPY or GZIP, or a newer Node`, 'codec');
+  }
+  return (bytes) => zstd(bytes);
 }
 
-/** hyparquet-writer's ByteWriter, made to hand its bytes to an output after each row group. */
-interface ByteWriterLike {
-  buffer: ArrayBuffer;
-  index: number;
-  flush?: (() => Promise<void>) | undefined;
-  finish: () => void | Promise<void>;
+/** The RLE/bit-packed hybrid encoding (bit width 1) of definition levels: one run of 1s, else bit-packed groups of 8. */
+function definitionLevels(defs: Uint8Array, rows: number, nulls: number): Uint8Array {
+  if (nulls === 0) return Uint8Array.of(...varint(rows << 1), 1);
+  const groups = Math.ceil(rows / 8);
+  const header = varint((groups << 1) | 1);
+  const out = new Uint8Array(header.length + groups);
+  out.set(header);
+  for (let i = 0; i < rows; i++) out[header.length + (i >> 3)]! |= defs[i]! << (i & 7);
+  return out;
 }
+
+function varint(n: number): number[] {
+  const out: number[] = [];
+  while (n > 0x7f) {
+    out.push((n & 0x7f) | 0x80);
+    n >>>= 7;
+  }
+  out.push(n);
+  return out;
+}
+
+type Library = {
+  ByteWriter: typeof import('hyparquet-writer').ByteWriter;
+  writePageHeader: typeof import('hyparquet-writer/src/datapage.js').writePageHeader;
+  writeMetadata: typeof import('hyparquet-writer/src/metadata.js').writeMetadata;
+};
 
 /**
- * Writes records as a typed Parquet file, one row group at a time (SNAPPY-compressed by default). Values
- * are checked as they are added: a decimal with more digits than its scale, an Int64 that arrived as an
- * inexact number or a timestamp finer than its unit is a {@link SinkError} naming the column.
+ * Writes records as a typed Parquet file, one row group at a time (one PLAIN data page per column chunk,
+ * SNAPPY-compressed by default, min/max/null statistics per chunk). Values are converted and checked as they
+ * are added: a decimal with more digits than its precision or scale, an Int64 that arrived as an inexact
+ * number or a timestamp finer than its unit is a {@link SinkError} naming the column, and the writer takes
+ * no more records after it.
  *
  * @example
  * ```ts
@@ -151,38 +156,39 @@ interface ByteWriterLike {
 export class ParquetRecordWriter {
   private rows = 0;
   private written = 0;
-  private readonly data: unknown[][];
-  private readonly convert: ((value: unknown) => unknown)[];
+  private offset = MAGIC.length;
+  private failed: unknown;
+  private readonly names: string[];
+  private readonly rowGroups: Record<string, unknown>[] = [];
 
-  private constructor(private readonly columns: readonly Column[], private readonly writer: HyparquetWriter, private readonly groupSize: number) {
-    this.data = columns.map(() => []);
-    this.convert = columns.map(parquetValue);
+  private constructor(
+    private readonly options: ParquetWriterOptions,
+    private readonly elements: ParquetSchemaElement[],
+    private readonly buffers: ColumnBuffer[],
+    private readonly groupSize: number,
+    private readonly codec: ParquetCodec,
+    private readonly compress: (bytes: Uint8Array) => Uint8Array,
+    private readonly lib: Library,
+  ) {
+    this.names = options.columns.map((c) => c.name);
   }
 
-  /** Starts a file: loads hyparquet-writer and writes the header. */
+  /** Starts a file: checks the options, loads hyparquet-writer's Thrift encoders, writes the header. */
   static async open(options: ParquetWriterOptions): Promise<ParquetRecordWriter> {
     const groupSize = options.rowGroupSize ?? 20_000;
     if (!Number.isInteger(groupSize) || groupSize < 1) throw new SinkError(`rowGroupSize must be a positive integer, got ${String(groupSize)}`, 'value');
     if (options.columns.length === 0) throw new SinkError('a Parquet file needs at least one column', 'select');
-    const hp = await import('hyparquet-writer');
-    const bytes = new hp.ByteWriter() as unknown as ByteWriterLike;
-    const drain = async (): Promise<void> => {
-      const chunk = new Uint8Array(bytes.buffer, 0, bytes.index).slice();
-      bytes.index = 0;
-      await options.output(chunk);
-    };
-    bytes.flush = drain;
-    bytes.finish = drain;
-    const schema = [{ name: 'root', num_children: options.columns.length }, ...options.columns.map(parquetElement)];
-    const kv = Object.entries(options.metadata ?? {}).map(([key, value]) => ({ key, value }));
-    const writer = new hp.ParquetWriter({
-      writer: bytes as never,
-      schema: schema as never,
-      codec: options.codec ?? 'SNAPPY',
-      createdBy: 'sluice (hyparquet-writer)',
-      ...(kv.length ? { kvMetadata: kv } : {}),
-    }) as unknown as HyparquetWriter;
-    return new ParquetRecordWriter(options.columns, writer, groupSize);
+    const codec = options.codec ?? 'SNAPPY';
+    if (!CODECS.includes(codec)) throw new SinkError(`codec must be one of ${CODECS.join(', ')}, got ${String(codec)}`, 'codec');
+    const [compress, hp, page, meta] = await Promise.all([
+      compressorOf(codec), import('hyparquet-writer'), import('hyparquet-writer/src/datapage.js'), import('hyparquet-writer/src/metadata.js'),
+    ]);
+    const elements = options.columns.map(parquetElement);
+    const buffers = options.columns.map((c, i) => columnBuffer(c, groupSize, elements[i]!));
+    const writer = new ParquetRecordWriter(options, elements, buffers, groupSize, codec, compress,
+      { ByteWriter: hp.ByteWriter, writePageHeader: page.writePageHeader, writeMetadata: meta.writeMetadata });
+    await options.output(MAGIC.slice());
+    return writer;
   }
 
   /** Rows added so far. */
@@ -192,31 +198,91 @@ export class ParquetRecordWriter {
 
   /** Adds one record (its properties by column name); a full row group is written out. */
   async add(record: Readonly<Record<string, unknown>>): Promise<void> {
-    for (let i = 0; i < this.columns.length; i++) {
-      const column = this.columns[i]!;
-      const value = record[column.name];
-      if (value === null || value === undefined) {
-        if (!column.nullable) throw new SinkError(`column ${column.name} is not nullable, but a record has no value for it`, 'value');
-        this.data[i]!.push(null);
-      } else {
-        this.data[i]!.push(this.convert[i]!(value));
-      }
+    if (this.failed !== undefined) throw this.refused();
+    try {
+      for (let i = 0; i < this.buffers.length; i++) this.buffers[i]!.add(record[this.names[i]!]);
+    } catch (error) {
+      this.failed = error;
+      throw error;
     }
     if (++this.rows >= this.groupSize) await this.flushGroup();
   }
 
   /** Writes the last row group and the footer. */
   async close(): Promise<void> {
+    if (this.failed !== undefined) throw this.refused();
     if (this.rows > 0) await this.flushGroup();
-    await this.writer.finish();
+    const footer = new this.lib.ByteWriter();
+    const kv = Object.entries(this.options.metadata ?? {}).map(([key, value]) => ({ key, value }));
+    const metadata = {
+      version: 1,
+      schema: [{ name: 'root', num_children: this.elements.length }, ...this.elements],
+      num_rows: BigInt(this.written),
+      row_groups: this.rowGroups,
+      created_by: 'sluice (@sluice/sink)',
+      ...(kv.length ? { key_value_metadata: kv } : {}),
+    };
+    this.lib.writeMetadata(footer, metadata as never);
+    footer.appendBytes(MAGIC);
+    await this.options.output(footer.getBytes());
+  }
+
+  private refused(): SinkError {
+    const why = this.failed instanceof Error ? this.failed.message : String(this.failed);
+    return new SinkError(`the Parquet writer takes no more records after an error (${why})`, 'value');
   }
 
   private async flushGroup(): Promise<void> {
-    const columnData = this.columns.map((c, i) => ({ name: c.name, data: this.data[i]! }));
+    const start = this.offset;
+    const pieces: Uint8Array[] = [];
+    const columns: Record<string, unknown>[] = [];
+    let uncompressed = 0;
+    for (let i = 0; i < this.buffers.length; i++) {
+      const buffer = this.buffers[i]!;
+      const values = buffer.plain();
+      let body = values;
+      if (buffer.defs !== undefined) {
+        const levels = definitionLevels(buffer.defs, buffer.rows, buffer.nulls);
+        body = new Uint8Array(4 + levels.length + values.length);
+        new DataView(body.buffer).setUint32(0, levels.length, true);
+        body.set(levels, 4);
+        body.set(values, 4 + levels.length);
+      }
+      const compressed = this.compress(body);
+      const header = new this.lib.ByteWriter();
+      this.lib.writePageHeader(header, {
+        type: 'DATA_PAGE',
+        uncompressed_page_size: body.length,
+        compressed_page_size: compressed.length,
+        data_page_header: { num_values: buffer.rows, encoding: 'PLAIN', definition_level_encoding: 'RLE', repetition_level_encoding: 'RLE' },
+      });
+      const head = header.getBytes();
+      pieces.push(head, compressed);
+      uncompressed += head.length + body.length;
+      columns.push({
+        file_offset: BigInt(this.offset),
+        meta_data: {
+          type: this.elements[i]!['type'],
+          encodings: buffer.defs === undefined ? ['PLAIN'] : ['PLAIN', 'RLE'],
+          path_in_schema: [this.names[i]],
+          codec: this.codec,
+          num_values: BigInt(buffer.rows),
+          total_uncompressed_size: BigInt(head.length + body.length),
+          total_compressed_size: BigInt(head.length + compressed.length),
+          data_page_offset: BigInt(this.offset),
+          statistics: buffer.statistics(),
+        },
+      });
+      this.offset += head.length + compressed.length;
+    }
     const rows = this.rows;
+    this.rowGroups.push({
+      columns, num_rows: BigInt(rows), total_byte_size: BigInt(uncompressed), file_offset: BigInt(start), total_compressed_size: BigInt(this.offset - start),
+    });
+    const bytes = Buffer.concat(pieces);
+    for (const buffer of this.buffers) buffer.reset();
     this.rows = 0;
-    for (let i = 0; i < this.data.length; i++) this.data[i] = [];
-    await this.writer.write({ columnData, rowGroupSize: rows });
     this.written += rows;
+    await this.options.output(bytes);
   }
 }

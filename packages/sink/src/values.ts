@@ -159,3 +159,123 @@ export function guidText(column: Column, value: unknown): string {
 export function text(value: unknown): string {
   return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
+
+// Fast paths of the Parquet writer: the common shapes of a value parsed without a regex or a bigint, anything
+// else handed to the exact functions above (so a value means the same on either path).
+
+/** An Int64 as a safe-integer number when it is one, else as a bigint within the signed 64-bit range. */
+export function int64Value(column: Column, value: unknown): number | bigint {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+  if (typeof value === 'string' && value.length > 0 && value.length <= 15) {
+    const n = digitsValue(value, 0, value.length);
+    if (n !== undefined) return n;
+  }
+  return inInt64(column, value, int64(column, value));
+}
+
+/** A bigint checked against the signed 64-bit range. */
+export function inInt64(column: Column, value: unknown, n: bigint): bigint {
+  if (BigInt.asIntN(64, n) !== n) throw bad(column, value, 'is outside the 64-bit integer range');
+  return n;
+}
+
+/** The integer of `text[from, to)` (an optional `-`, then at most 15 digits), or undefined. */
+function digitsValue(text: string, from: number, to: number): number | undefined {
+  const negative = text.charCodeAt(from) === 45;
+  let i = negative ? from + 1 : from;
+  if (i === to) return undefined;
+  let n = 0;
+  for (; i < to; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return undefined;
+    n = n * 10 + d;
+  }
+  return negative && n !== 0 ? -n : n;
+}
+
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
+
+/**
+ * The unscaled integer of a decimal at `scale`, as {@link unscaledDecimal} gives it: a number when the text is
+ * plain (`-123.45`: at most 15 digits, no more decimals than `scale`, no exponent), else a bigint.
+ */
+export function unscaledValue(column: Column, value: unknown, scale: number): number | bigint {
+  if (typeof value === 'string' && scale <= 15) {
+    const n = plainUnscaled(value, scale);
+    if (n !== undefined) return n;
+  }
+  return unscaledDecimal(column, value, scale);
+}
+
+function plainUnscaled(text: string, scale: number): number | undefined {
+  const negative = text.charCodeAt(0) === 45;
+  let n = 0;
+  let digits = 0;
+  let frac = -1;
+  for (let i = negative ? 1 : 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) {
+      if (frac >= 0) return undefined;
+      frac = 0;
+      continue;
+    }
+    const d = c - 48;
+    if (d < 0 || d > 9) return undefined;
+    n = n * 10 + d;
+    digits++;
+    if (frac >= 0) frac++;
+  }
+  if (digits === 0 || digits > 15 || frac > scale) return undefined;
+  const scaled = n * POW10[scale - Math.max(frac, 0)]!;
+  if (!Number.isSafeInteger(scaled)) return undefined;
+  return negative && scaled !== 0 ? -scaled : scaled;
+}
+
+/** Milliseconds of an ISO text `YYYY-MM-DDThh:mm:ssZ` or `YYYY-MM-DDThh:mm:ss.sssZ`, or undefined for another shape. */
+function plainUTCMillis(text: string): number | undefined {
+  const n = text.length;
+  if ((n !== 20 && n !== 24) || text.charCodeAt(n - 1) !== 90 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 84 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 || (n === 24 && text.charCodeAt(19) !== 46)) return undefined;
+  for (const i of n === 24 ? UTC_DIGITS_MS : UTC_DIGITS) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return undefined;
+  }
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+const UTC_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
+const UTC_DIGITS_MS = [...UTC_DIGITS, 20, 21, 22];
+
+/**
+ * An instant in a unit (`perMs` units per millisecond: 1, 1,000 or 1,000,000; `per` nanoseconds per unit), as
+ * {@link epochNanos} and {@link inUnit} give it: a number for a `Date` or a plain UTC text when it is a safe
+ * integer, else a bigint.
+ */
+export function instantValue(column: Column, value: unknown, perMs: number, per: bigint): number | bigint {
+  const ms = value instanceof Date ? value.getTime() : typeof value === 'string' ? plainUTCMillis(value) : undefined;
+  if (ms !== undefined && Number.isInteger(ms)) {
+    const n = ms * perMs;
+    if (Number.isSafeInteger(n)) return n;
+  }
+  return inUnit(column, value, epochNanos(column, value), per);
+}
+
+/** Writes a GUID's 16 bytes (as its canonical text reads) at `at`. */
+export function guidBytes(column: Column, value: unknown, into: Uint8Array, at: number): void {
+  if (typeof value === 'string' && value.length === 36 && value.charCodeAt(8) === 45 && value.charCodeAt(13) === 45 &&
+    value.charCodeAt(18) === 45 && value.charCodeAt(23) === 45) {
+    let j = at;
+    for (let i = 0; i < 36; i += 2) {
+      if (i === 8 || i === 13 || i === 18 || i === 23) i++;
+      const hi = HEX[value.charCodeAt(i)] ?? -1;
+      const lo = HEX[value.charCodeAt(i + 1)] ?? -1;
+      if (hi < 0 || lo < 0) break;
+      into[j++] = (hi << 4) | lo;
+    }
+    if (j === at + 16) return;
+  }
+  throw bad(column, value, 'is no GUID');
+}
+const HEX = new Int8Array(128).fill(-1);
+for (let i = 0; i < 10; i++) HEX[48 + i] = i;
+for (let i = 0; i < 6; i++) HEX[65 + i] = HEX[97 + i] = 10 + i;
