@@ -340,7 +340,7 @@ export class ODataClient {
 
   /** @internal */
   writeSettings(): WriteSettings {
-    return { largeNumbers: this.largeNumbers, dates: this.dates, tunnel: this.tunnel, maxRedirects: this.http.options.maxRedirects, limits: { maxRecordBytes: this.defaults.maxRecordBytes, maxPageBytes: this.defaults.maxPageBytes } };
+    return { largeNumbers: this.largeNumbers, dates: this.dates, tunnel: this.tunnel, maxRedirects: this.http.options.maxRedirects, limits: { maxRecordBytes: this.defaults.maxRecordBytes, maxPageBytes: this.defaults.maxPageBytes }, precision: this.precision };
   }
 
   /** @internal */

@@ -2,23 +2,10 @@ import type { SluiceEvent } from '@sluice/core';
 import { describe, expect, it } from 'vitest';
 import { createODataClient } from '../src/index.js';
 import { quoteExactNumbers } from '../src/read/exact-numbers.js';
+import { itemEdmx } from './fixtures/item-edmx.js';
 import { json, serve } from './helpers.js';
 
-const EDMX = `<?xml version="1.0" encoding="utf-8"?>
-<edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx">
-  <edmx:DataServices>
-    <Schema Namespace="S" xmlns="http://docs.oasis-open.org/odata/ns/edm">
-      <EntityType Name="Item">
-        <Key><PropertyRef Name="ID"/></Key>
-        <Property Name="ID" Type="Edm.Int64" Nullable="false"/>
-        <Property Name="Price" Type="Edm.Decimal" Precision="34" Scale="4"/>
-        <Property Name="Ratio" Type="Edm.Double"/>
-        <Property Name="Qty" Type="Edm.Int32"/>
-      </EntityType>
-      <EntityContainer Name="C"><EntitySet Name="Items" EntityType="S.Item"/></EntityContainer>
-    </Schema>
-  </edmx:DataServices>
-</edmx:Edmx>`;
+const EDMX = itemEdmx();
 
 // What CAP without its IEEE754Compatible feature flag answers: numbers, and a content type without the parameter.
 const BODY = '{"@odata.context":"$metadata#Items","value":[' +

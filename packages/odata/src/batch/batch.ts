@@ -269,14 +269,14 @@ export class Batch {
       const built = ops.map((list) => list.map((op) => op.build(protocol)));
       const groups: BatchGroup[] = built.map((list, i) => (chunk[i]!.kind === 'single' ? { kind: 'single', request: list[0]!.request } : { kind: 'changeset', requests: list.map((b) => b.request) }));
       const responses = await sendBatch(this.host, protocol, groups, format, options);
-      const { largeNumbers, dates } = this.host.writeSettings();
+      const { largeNumbers, dates, precision } = this.host.writeSettings();
       const decode = { largeNumbers, dates, metadata: this.host.loadedMetadata() };
       responses.forEach((group, gi) => {
         ops[gi]!.forEach((op, oi) => {
           // A changeset answered by one (error) response: that response is every operation's.
           const response = group.length === 1 ? group[0]! : group[oi]!;
           const shape = built[gi]![oi]!.shape;
-          const result = resultOf(response, { ...shape, url: resolveReference(shape.url, this.host.serviceURL, locations) }, protocol, decode);
+          const result = resultOf(response, { ...shape, url: resolveReference(shape.url, this.host.serviceURL, locations) }, protocol, decode, precision);
           if (op.contentId !== undefined && result.ok && result.location !== undefined) locations.set(op.contentId, result.location);
           op.settle(result);
           results.push(result);

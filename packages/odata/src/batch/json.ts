@@ -63,30 +63,68 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** One response object of the answer, checked. */
-function responseOf(item: unknown, status: number): BatchPartResponse {
+/** Where the JSON value that starts at `start` of `text` ends (exclusive). */
+function valueEnd(text: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      if (depth === 0) return i + 1;
+    } else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      if (depth === 0) return i; // the end of the enclosing object: a bare value ends here
+      if (--depth === 0) return i + 1;
+    } else if (depth === 0 && (c === ',' || c === ' ' || c === '\n' || c === '\r' || c === '\t')) return i;
+  }
+  return text.length;
+}
+
+/**
+ * The text of the value of the top-level member `name` of the JSON object `text`, as the service wrote it
+ * (so that a body's numbers can be read exactly), or undefined when it has none.
+ */
+export function memberText(text: string, name: string): string | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const start = i;
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      if (depth !== 1) continue;
+      let j = i + 1;
+      while (j < text.length && /\s/.test(text[j]!)) j++;
+      if (text[j] !== ':') continue;
+      if (JSON.parse(text.slice(start, i + 1)) !== name) continue;
+      for (j++; j < text.length && /\s/.test(text[j]!); j++);
+      return text.slice(j, valueEnd(text, j));
+    }
+    if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+  }
+  return undefined;
+}
+
+/** One response object of the answer, checked; `text` is its JSON text, whose body is kept as written. */
+function responseOf(item: unknown, status: number, text: string): BatchPartResponse {
   if (!isRecord(item) || typeof item['id'] !== 'string' || typeof item['status'] !== 'number') {
     throw new BatchFormatError('A JSON batch response entry lacks its id or status', status);
   }
   const headers: Record<string, string> = {};
   if (isRecord(item['headers'])) for (const [k, v] of Object.entries(item['headers'])) headers[k.toLowerCase()] = String(v);
   const raw = item['body'];
-  const body = raw === undefined || raw === null ? '' : typeof raw === 'string' && !/json/i.test(headers['content-type'] ?? 'json') ? raw : JSON.stringify(raw);
+  const body = raw === undefined || raw === null ? '' : typeof raw === 'string' && !/json/i.test(headers['content-type'] ?? 'json') ? raw
+    : (typeof raw === 'object' ? memberText(text, 'body') : undefined) ?? JSON.stringify(raw);
   return { status: item['status'], headers, body, contentId: item['id'] };
 }
 
-/** The response objects completed by one scanned chunk, in order. */
-function* scanned(batch: ScanBatch): Generator<unknown> {
-  const { buf, starts, ends, parsed } = batch;
-  let next = 0;
-  const ranges = function* (to: number): Generator<unknown> {
-    for (; next < to; next++) yield JSON.parse(buf.toString('utf8', starts[next]!, ends[next]!));
-  };
-  for (const run of parsed) {
-    yield* ranges(run.after);
-    yield* run.values;
+/** The response objects completed by one scanned chunk, in order, with their text (the scanner does not speculate). */
+function* scanned(batch: ScanBatch): Generator<{ item: unknown; text: string }> {
+  const { buf, starts, ends } = batch;
+  for (let i = 0; i < starts.length; i++) {
+    const text = buf.toString('utf8', starts[i]!, ends[i]!);
+    yield { item: JSON.parse(text), text };
   }
-  yield* ranges(starts.length);
 }
 
 /**
@@ -96,14 +134,15 @@ function* scanned(batch: ScanBatch): Generator<unknown> {
  * {@link matchJsonResponses} does. Anything that is not such an answer is a BatchFormatError. @internal
  */
 export async function readJsonBatch(body: AsyncIterable<Uint8Array>, groups: readonly BatchGroup[], status: number, limits: Partial<ReadLimits> = {}): Promise<GroupResponse[]> {
-  const scanner = new ItemScanner([['responses']], limits.maxRecordBytes);
+  // Every response as text (no speculative runs): its body is kept as written, for exact numbers.
+  const scanner = new ItemScanner([['responses']], limits.maxRecordBytes, false);
   const list: BatchPartResponse[] = [];
   let size = 0;
   try {
     for await (const chunk of body) {
       size += chunk.byteLength;
       if (limits.maxPageBytes !== undefined && size > limits.maxPageBytes) throw new ResponseSizeError('maxPageBytes', limits.maxPageBytes);
-      for (const item of scanned(scanner.push(chunk))) list.push(responseOf(item, status));
+      for (const { item, text } of scanned(scanner.push(chunk))) list.push(responseOf(item, status, text));
       if (scanner.failure !== undefined) throw scanner.failure;
     }
     scanner.end();

@@ -5,6 +5,7 @@ import type { EntityTypeInfo } from '../metadata/model.js';
 import type { DecodeContext, ODataProtocol } from '../protocol/types.js';
 import { withoutControl } from '../read/control.js';
 import { parseErrorBody } from '../read/error-body.js';
+import type { PrecisionGuard } from '../read/precision.js';
 import { recordDecoder } from '../v4/values.js';
 import { withETag } from '../write/etag.js';
 import { LogonRedirectError, writeError, WriteRedirectError } from '../write/errors.js';
@@ -68,8 +69,11 @@ function collectionOf(json: unknown, protocol: ODataProtocol, ctx: DecodeContext
   return undefined;
 }
 
-/** One operation's result from its response (or its changeset's single error response). @internal */
-export function resultOf(r: BatchPartResponse, shape: ResultShape, protocol: ODataProtocol, decode: Omit<DecodeContext, 'entityType'>): BatchResult {
+/**
+ * One operation's result from its response (or its changeset's single error response). Its body is parsed
+ * through the client's precision guard (`precision`) by the part's content type, as a single request's. @internal
+ */
+export function resultOf(r: BatchPartResponse, shape: ResultShape, protocol: ODataProtocol, decode: Omit<DecodeContext, 'entityType'>, precision?: PrecisionGuard): BatchResult {
   const base = { status: r.status, headers: r.headers };
   const locationHeader = r.headers['location'] ?? r.headers['odata-entityid'];
   const location = locationHeader === undefined ? undefined : URL.canParse(locationHeader, shape.url) ? new URL(locationHeader, shape.url).href : locationHeader;
@@ -78,7 +82,7 @@ export function resultOf(r: BatchPartResponse, shape: ResultShape, protocol: ODa
   if (r.body.trim() !== '' && r.status !== 204) {
     let json: unknown;
     try {
-      json = JSON.parse(r.body);
+      json = precision === undefined ? JSON.parse(r.body) : precision.parseBody(r.body, r.headers['content-type'], protocol.version, shape.entityType, shape.collection ? 'collection' : 'entity');
     } catch {
       json = undefined;
     }

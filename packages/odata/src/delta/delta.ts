@@ -244,7 +244,7 @@ export class DeltaSync<T = Record<string, unknown>> {
     let url = kept ?? start;
     const headers: Record<string, string> = { ...protocol.requestHeaders(this.host.writeSettings().largeNumbers) };
     if (kept === undefined) headers['prefer'] = 'odata.track-changes';
-    const { largeNumbers, dates } = this.host.writeSettings();
+    const { largeNumbers, dates, precision } = this.host.writeSettings();
     const decodeRecord = recordDecoder(protocol, dates);
     const decode = (raw: unknown): unknown => (decodeRecord ? decodeRecord(raw, { largeNumbers, dates, metadata: this.host.loadedMetadata(), entityType: undefined }) : raw);
     const level: Level = { decode, protocol, metadata: this.host.loadedMetadata(), set: topLevelSet(this.host.serviceURL, start), type: entityType };
@@ -263,7 +263,9 @@ export class DeltaSync<T = Record<string, unknown>> {
         throw new DeltaExpiredError(410, 'The service no longer accepts the kept delta link (410 Gone): it was cleared; call changes() again for a full read');
       }
       if (response.status >= 400) throw await toODataError(response);
-      return pageOf((await response.json()) as Record<string, unknown>, protocol.version === '2.0');
+      // Parsed as reads are: Int64/Decimal exact on v4 services that ignore IEEE754Compatible.
+      const body = precision === undefined ? await response.json() : precision.parseBody(await response.text(), response.headers.get('content-type'), protocol.version, entityType, 'collection');
+      return pageOf(body as Record<string, unknown>, protocol.version === '2.0');
     };
     let current = load(url);
     try {

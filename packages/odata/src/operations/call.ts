@@ -6,7 +6,7 @@ import { encodeOptionValue } from '../query/state.js';
 import { checkIdentifier } from '../query/names.js';
 import { ifMatchOf, type ETagSource } from '../write/etag.js';
 import type { WriteHost, WriteOptions } from '../write/host.js';
-import { readJsonBody, sendWrite } from '../write/send.js';
+import { bodyParser, readJsonBody, sendWrite, type BodyParser } from '../write/send.js';
 import { entitySetOf } from '../telemetry.js';
 import { operationParam, resolveOperation, type BindingInfo } from './resolve.js';
 
@@ -124,7 +124,7 @@ export class ActionCall<T = unknown> extends OperationCall<ActionCall<T>> {
       await response.cancel();
       return { isAsync: true, location: resolvedLocation, value: undefined, status: 202 };
     }
-    const json = await readJsonBody(response);
+    const json = await readJsonBody(response, resultParser(this.host, protocol, resolved.returnType));
     return { isAsync: false, location: resolvedLocation, value: json === undefined ? undefined : protocol.write.operationResult(json, resolved.name, resolved.returnType) as T, status: response.status };
   }
 }
@@ -147,8 +147,24 @@ export class FunctionCall<T = unknown> extends OperationCall<FunctionCall<T>> {
     const url = build(this.host, protocol, this.binding, call.path, call.query);
     const span = { type: 'function' as const, name: this.name, entitySet: this.binding === undefined ? undefined : entitySetOf(this.host.serviceURL, url) };
     const response = await sendWrite(this.host, protocol, { method: resolved.method, url, headers: postHeaders(resolved.method, call.body), options, span });
-    return protocol.write.operationResult(await readJsonBody(response), resolved.name, resolved.returnType) as T;
+    return protocol.write.operationResult(await readJsonBody(response, resultParser(this.host, protocol, resolved.returnType)), resolved.name, resolved.returnType) as T;
   }
+}
+
+const VALUE: ReadonlySet<string> = new Set(['value']);
+
+/**
+ * How an operation's answer is parsed, by the return type `$metadata` declares: an entity or a collection
+ * of entities with their Int64/Decimal properties exact, an Int64/Decimal result's `value` exact, as reads
+ * are (v4 services that ignore IEEE754Compatible).
+ */
+function resultParser(host: WriteHost, protocol: ODataProtocol, returnType: string | undefined): BodyParser | undefined {
+  const collection = /^Collection\((.+)\)$/.exec(returnType ?? '')?.[1];
+  const name = collection ?? returnType;
+  const settings = host.writeSettings();
+  if (name === 'Edm.Int64' || name === 'Edm.Decimal') return bodyParser(settings, protocol, undefined, 'entity', VALUE);
+  const type = name === undefined ? undefined : host.loadedMetadata()?.entityTypes.get(name);
+  return bodyParser(settings, protocol, type, collection === undefined ? 'entity' : 'collection');
 }
 
 /** Turns `{ Name: value }` into parameter pairs. @internal */

@@ -1,6 +1,7 @@
 import type { EventSink, SluiceResponse } from '@sluice/core';
 import type { EntityTypeInfo } from '../metadata/model.js';
 import type { ODataVersion } from '../protocol/types.js';
+import { quoteExactNumbers } from './exact-numbers.js';
 
 declare module '@sluice/core' {
   interface SluiceEventMap {
@@ -46,8 +47,13 @@ export class PrecisionGuard {
 
   /** Whether the numbers of this response must be read exactly (see `quoteExactNumbers`). */
   exactFor(response: SluiceResponse, version: ODataVersion): boolean {
+    return this.exactForType(response.headers.get('content-type'), version);
+  }
+
+  /** Whether the numbers of a body of this content type (a response's, a batch part's) must be read exactly. */
+  exactForType(contentType: string | null | undefined, version: ODataVersion): boolean {
     if (this.largeNumbers !== 'string' || version !== '4.0') return false;
-    const type = response.headers.get('content-type') ?? '';
+    const type = contentType ?? '';
     if (IEEE754.test(type)) return this.numbersSeen;
     this.report('content-type', `the answer's content type (${type || 'none'}) lacks IEEE754Compatible=true although it was asked for: Int64 and Decimal values are read from their digits`);
     return true;
@@ -69,6 +75,24 @@ export class PrecisionGuard {
         return;
       }
     }
+  }
+
+  /**
+   * Parses a JSON body that is not a collection page (a write's or an action's answer, a batch part, a
+   * delta page) as reads are parsed: from the digits when {@link exactForType} says so, the declared
+   * Int64/Decimal properties (`names`, default those of `type`) of the entity (`shape: 'entity'`) or of the
+   * records of its `value` array (`'collection'`) becoming exact strings, and any integer a double cannot
+   * hold; else plainly, its first record checked as {@link checkRecord} does. Throws SyntaxError as
+   * `JSON.parse` does.
+   */
+  parseBody(text: string, contentType: string | null | undefined, version: ODataVersion, type: EntityTypeInfo | undefined, shape: 'entity' | 'collection', names = largeProperties(type)): unknown {
+    if (this.exactForType(contentType, version)) return JSON.parse(quoteExactNumbers(text, shape === 'entity' ? 1 : 3, names));
+    const body: unknown = JSON.parse(text);
+    if (version === '4.0') {
+      const value = shape === 'entity' ? body : (body as { value?: unknown } | null)?.value;
+      this.checkRecord(Array.isArray(value) ? value[0] : value, type);
+    }
+    return body;
   }
 
   private report(reason: 'content-type' | 'number', detail: string): void {

@@ -1,7 +1,7 @@
 import type { ReadOptions } from '../query/state.js';
 import { ifMatchOf, withETag, type ETagSource } from './etag.js';
 import type { WriteTarget } from './entity-writes.js';
-import { readJsonBody, sendWrite } from './send.js';
+import { bodyParser, readJsonBody, sendWrite } from './send.js';
 
 /** What a conditional read answers: the entity when it changed, or only "not modified". */
 export type ConditionalRead<T> =
@@ -22,8 +22,8 @@ export async function readIfChanged<T>(target: WriteTarget, etag: ETagSource, op
     return { modified: false, etag: response.headers.get('etag') ?? tag };
   }
   const header = response.headers.get('etag');
-  const { largeNumbers, dates } = target.host.writeSettings();
-  const decode = { largeNumbers, dates, metadata: target.host.loadedMetadata(), entityType };
-  const value = withETag(protocol.decodeEntity(await readJsonBody(response), decode), header) as T;
+  const settings = target.host.writeSettings();
+  const decode = { largeNumbers: settings.largeNumbers, dates: settings.dates, metadata: target.host.loadedMetadata(), entityType };
+  const value = withETag(protocol.decodeEntity(await readJsonBody(response, bodyParser(settings, protocol, entityType)), decode), header) as T;
   return { modified: true, value, etag: header ?? (value as { '@odata.etag'?: string })['@odata.etag'] };
 }

@@ -5,7 +5,7 @@ import { encodeEntity, type EncodeContext } from './encode.js';
 import { ReadOnlyQueryError } from './errors.js';
 import { etagOf, ifMatchOf, withETag, type ETagSource } from './etag.js';
 import type { WriteHost, WriteOptions } from './host.js';
-import { readJsonBody, sendWrite } from './send.js';
+import { bodyParser, readJsonBody, sendWrite } from './send.js';
 import type { SluiceResponse } from '@sluice/core';
 
 /** Options of `create()`. */
@@ -69,9 +69,10 @@ function encodeContext(host: WriteHost, protocol: ODataProtocol): EncodeContext 
 }
 
 async function result<T>(response: SluiceResponse, host: WriteHost, protocol: ODataProtocol, entityType: EntityTypeInfo | undefined, url: string): Promise<WriteResult<T>> {
-  const json = await readJsonBody(response);
+  const settings = host.writeSettings();
+  const json = await readJsonBody(response, bodyParser(settings, protocol, entityType));
   const header = response.headers.get('etag');
-  const { largeNumbers, dates } = host.writeSettings();
+  const { largeNumbers, dates } = settings;
   const decode = { largeNumbers, dates, metadata: host.loadedMetadata(), entityType };
   const value = json === undefined ? undefined : withETag(protocol.decodeEntity(json, decode), header) as T;
   const location = response.headers.get('location') ?? response.headers.get('odata-entityid');

@@ -3,6 +3,7 @@ import type { LinkPolicy } from '../links/policy.js';
 import type { ServiceMetadata } from '../metadata/model.js';
 import type { ODataProtocol } from '../protocol/types.js';
 import type { ReadLimits } from '../read/context.js';
+import type { PrecisionGuard } from '../read/precision.js';
 import type { ODataSpan } from '../telemetry.js';
 
 /** One request a write or an operation sends (the client adds nothing but its plugins and retries). @internal */
@@ -30,6 +31,8 @@ export interface WriteSettings {
   readonly limits?: Partial<ReadLimits> | undefined;
   /** Most `307`/`308` redirects a write follows (the core client's `maxRedirects`). */
   readonly maxRedirects?: number | undefined;
+  /** The client's watch over Int64/Decimal precision: answers are parsed as reads are (v4 services that ignore IEEE754Compatible). */
+  readonly precision?: PrecisionGuard | undefined;
 }
 
 /** What writes and operations need from the OData client. @internal */

@@ -4,7 +4,8 @@ import type { ODataProtocol } from '../protocol/types.js';
 import { entitySetOf, type ODataOperationType, type ODataSpan } from '../telemetry.js';
 import { toODataError } from '../read/error-body.js';
 import { writeError } from './errors.js';
-import type { WriteHost, WriteOptions } from './host.js';
+import type { EntityTypeInfo } from '../metadata/model.js';
+import type { WriteHost, WriteOptions, WriteSettings } from './host.js';
 import { exchangeWrite } from './redirect.js';
 
 const JSON_TYPE = /(^|\/|\+)json\b/i;
@@ -58,8 +59,14 @@ export async function sendWrite(host: WriteHost, protocol: ODataProtocol, req: W
   return response;
 }
 
-/** The JSON body of a successful answer, or undefined when it has none (204, empty). @internal */
-export async function readJsonBody(response: SluiceResponse): Promise<unknown> {
+/** How a JSON body's text is parsed (the client's precision guard: exact Int64/Decimal), given its content type. @internal */
+export type BodyParser = (text: string, contentType: string | null) => unknown;
+
+/**
+ * The JSON body of a successful answer, or undefined when it has none (204, empty); `parse` reads its text
+ * (default `JSON.parse`). @internal
+ */
+export async function readJsonBody(response: SluiceResponse, parse: BodyParser | undefined = undefined): Promise<unknown> {
   const type = response.headers.get('content-type');
   if (response.status === 204 || response.status === 202) {
     await response.cancel();
@@ -71,8 +78,19 @@ export async function readJsonBody(response: SluiceResponse): Promise<unknown> {
     throw new ODataFormatError(`${response.method} expected a JSON response, got content-type ${type}`, response.status);
   }
   try {
-    return JSON.parse(text);
+    return parse === undefined ? JSON.parse(text) : parse(text, type);
   } catch (cause) {
     throw new ODataFormatError(`${response.method} answered invalid JSON`, response.status, { cause });
   }
+}
+
+/**
+ * How an answer holding an entity (`shape: 'entity'`) or a collection of them is parsed: through the
+ * client's precision guard, as reads are, so that Int64/Decimal stay exact on v4 services that ignore
+ * IEEE754Compatible; `names` overrides the declared large properties of `type` (an operation's Int64
+ * `value`). @internal
+ */
+export function bodyParser(settings: WriteSettings, protocol: ODataProtocol, type: EntityTypeInfo | undefined, shape: 'entity' | 'collection' = 'entity', names?: ReadonlySet<string>): BodyParser | undefined {
+  const guard = settings.precision;
+  return guard === undefined ? undefined : (text, contentType) => guard.parseBody(text, contentType, protocol.version, type, shape, names);
 }
