@@ -41,6 +41,7 @@ export type {
 } from './metadata/model.js';
 export type { ServiceSpec, EntityTypeSpec, NavSpec, OperationSpec, EmptyMap } from './typed/spec.js';
 export type { TypedODataClient } from './typed/client.js';
+export type { HasUntyped } from './untyped-view.js';
 export type { TypedQuery, TypedEntity, TypedExpandOptions, TypedActionCall, TypedFunctionCall, TypedRow, Expanded } from './typed/query.js';
 export type { TypedFilterBuilder } from './typed/filter.js';
 export type {

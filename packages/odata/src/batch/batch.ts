@@ -5,6 +5,7 @@ import { ConfigError } from '@sluice/core';
 import type { ODataProtocol } from '../protocol/types.js';
 import type { QueryBase } from '../query/base.js';
 import { EntityQuery, Query } from '../query/query.js';
+import type { HasUntyped } from '../untyped-view.js';
 import { encodeEntity } from '../write/encode.js';
 import { ifMatchOf } from '../write/etag.js';
 import type { WriteHost, WriteOptions } from '../write/host.js';
@@ -53,8 +54,13 @@ export class BatchRef {
   }
 }
 
-/** A query or an entity addressed as a target of a batch operation. */
-export type BatchTarget = QueryBase<unknown> | BatchRef;
+/** A query or an entity addressed as a target of a batch operation (typed ones as they are), or a ref. */
+export type BatchTarget = HasUntyped<QueryBase<unknown>> | BatchRef;
+
+/** The query of a target (a typed query's untyped view), or the ref. */
+function untypedTarget(target: BatchTarget): QueryBase<unknown> | BatchRef {
+  return target instanceof BatchRef ? target : target.untyped;
+}
 
 /** @internal */
 type Build = (protocol: ODataProtocol) => { request: BatchPartRequest; shape: ResultShape };
@@ -131,7 +137,8 @@ export class Changeset {
     return this.add<void>(target, 'DELETE', undefined, 'entity', options.headers, undefined, options.etag);
   }
 
-  private add<T>(target: BatchTarget, method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', entity: unknown, what: 'entity' | 'changes', headers: Readonly<Record<string, string>> | undefined, prefer: 'minimal' | 'representation' | undefined, etag: unknown): BatchOperation<T> {
+  private add<T>(given: BatchTarget, method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', entity: unknown, what: 'entity' | 'changes', headers: Readonly<Record<string, string>> | undefined, prefer: 'minimal' | 'representation' | undefined, etag: unknown): BatchOperation<T> {
+    const target = untypedTarget(given);
     if (!(target instanceof BatchRef)) target.checkWritable(`A changeset ${WRITE_NAMES[method]}`);
     const ifMatch = ifMatchOf(etag as string | object | undefined);
     const host = this.batch.host;
@@ -156,7 +163,8 @@ export class Changeset {
 }
 
 /** The path a batch operation is addressed to, for messages. */
-function where(target: BatchTarget): string {
+function where(given: BatchTarget): string {
+  const target = untypedTarget(given);
   return target instanceof BatchRef ? target.path : target.where();
 }
 
@@ -202,9 +210,10 @@ export class Batch {
    * Reads an entity (`od.from('X').key(1)`) or a collection (its first page, as an array), or, with
    * `format: 'json'`, what an earlier changeset created (`op.ref()`, run after that changeset succeeded).
    */
-  get<T>(query: Query<T>, options?: { headers?: Readonly<Record<string, string>> | undefined }): BatchOperation<T[]>;
-  get<T>(query: EntityQuery<T> | BatchRef, options?: { headers?: Readonly<Record<string, string>> | undefined }): BatchOperation<T>;
-  get(query: QueryBase<unknown> | BatchRef, options: { headers?: Readonly<Record<string, string>> | undefined } = {}): BatchOperation {
+  get<T>(query: HasUntyped<Query<T>>, options?: { headers?: Readonly<Record<string, string>> | undefined }): BatchOperation<T[]>;
+  get<T>(query: HasUntyped<EntityQuery<T>> | BatchRef, options?: { headers?: Readonly<Record<string, string>> | undefined }): BatchOperation<T>;
+  get(given: BatchTarget, options: { headers?: Readonly<Record<string, string>> | undefined } = {}): BatchOperation {
+    const query = untypedTarget(given);
     checkCallOptions('batch get()', where(query), options, 'batchGet');
     const host = this.host;
     const collection = query instanceof Query;

@@ -2,6 +2,7 @@
 // link that give only what changed: entities, removals, links and deleted links.
 import { checkOptionKeys, ConfigError, SluiceError } from '@sluice/core';
 import type { ODataClient } from '../client.js';
+import type { HasUntyped } from '../untyped-view.js';
 import type { Query } from '../query/query.js';
 import { toODataError } from '../read/error-body.js';
 import { entitySetOf, PageCounter } from '../telemetry.js';
@@ -200,12 +201,14 @@ function changeOf(item: Record<string, unknown>, level: Level, nested = false): 
 export class DeltaSync<T = Record<string, unknown>> {
   private readonly key: string;
   private readonly host: WriteHost;
+  private readonly query: Query<T>;
   /**
-   * @param client - the client the query was made with (`od`)
-   * @param query - the entity set to keep in step (`od.from('Orders')`, with `select`/`filter` as the service allows)
+   * @param client - the client the query was made with (`od`; a typed client as it is)
+   * @param query - the entity set to keep in step (`od.from('Orders')`, with `select`/`filter` as the service allows; a typed query as it is)
    */
-  constructor(client: ODataClient, private readonly query: Query<T>, private readonly options: DeltaSyncOptions) {
-    this.host = client;
+  constructor(client: HasUntyped<ODataClient>, query: HasUntyped<Query<T>>, private readonly options: DeltaSyncOptions) {
+    this.host = client.untyped;
+    this.query = query.untyped;
     checkOptionKeys('', options, ['store', 'key', 'signal', 'prefetch']);
     if (typeof options.store?.load !== 'function') throw new ConfigError('store', 'must be a DeltaStore (load, save, clear)');
     if (options.prefetch !== undefined && typeof options.prefetch !== 'boolean') throw new ConfigError('prefetch', `must be a boolean, got ${String(options.prefetch)}`);

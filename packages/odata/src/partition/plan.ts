@@ -5,6 +5,7 @@ import type { QueryHost } from '../query/base.js';
 import type { QueryState } from '../query/state.js';
 import { Expr, FilterBuilder, type RenderContext } from '../query/filter.js';
 import { Query } from '../query/query.js';
+import type { HasUntyped } from '../untyped-view.js';
 import {
   checkPartitionCount, orderingOf, partitionProperty,
   type BoundaryValue, type Partition, type PartitionBoundaries, type PartitionOptions, type PartitionPlan,
@@ -120,11 +121,12 @@ function distinct(values: readonly BoundaryValue[]): BoundaryValue[] {
  * for (const part of plan.partitions) console.log(part.index, partitionQuery(base, part).toURL())
  * ```
  */
-export async function planPartitions(query: Query<any>, options: PartitionOptions): Promise<PartitionPlan> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function planPartitions(given: HasUntyped<Query<any>>, options: PartitionOptions): Promise<PartitionPlan> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const query = given.untyped as Query<unknown>;
   const requested = checkPartitionCount(options.partitions);
   const method: PartitionBoundaries = options.boundaries ?? 'quantiles';
   if (method !== 'quantiles' && method !== 'minmax') throw new ConfigError('boundaries', `must be 'quantiles' or 'minmax', got ${JSON.stringify(method)}`);
-  const { host, state } = baseState(query as Query<unknown>);
+  const { host, state } = baseState(query);
   const signal = options.signal;
   const md = await host.metadata(signal === undefined ? {} : { signal });
   const protocol: ODataProtocol = await host.protocolReady(signal);
@@ -152,7 +154,7 @@ export async function planPartitions(query: Query<any>, options: PartitionOption
     const asText = property.type === 'Edm.Int64';
     splits = empty ? [] : integerSplits(integerOf(boundaryOf(min, property), property), integerOf(boundaryOf(max, property), property), requested, asText);
   } else {
-    const counted = notNull === undefined ? query : (query as Query<unknown>).filter(notNull);
+    const counted = notNull === undefined ? query : query.filter(notNull);
     requests++;
     count = await counted.countOnly(signal === undefined ? {} : { signal });
     empty = count === 0;
@@ -171,7 +173,7 @@ export async function planPartitions(query: Query<any>, options: PartitionOption
   return { ...plan, partitions, count, requests, note };
 }
 
-/** The query of one partition: `query` with the partition's range ANDed to its filter. */
-export function partitionQuery<Q extends Query<any>>(query: Q, partition: Partition): Q { // eslint-disable-line @typescript-eslint/no-explicit-any
+/** The query of one partition: `query` (a `Query` or a typed query, whose type it keeps) with the partition's range ANDed to its filter. */
+export function partitionQuery<Q extends HasUntyped<Query<any>> & { filter(condition: string): Q }>(query: Q, partition: Partition): Q { // eslint-disable-line @typescript-eslint/no-explicit-any
   return partition.filter === undefined ? query : query.filter(partition.filter);
 }

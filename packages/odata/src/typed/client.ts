@@ -6,8 +6,10 @@ import type { ServiceSpec } from './spec.js';
 /**
  * An OData client typed by its service's spec S (what `createODataClient<Service>()` returns; the same
  * {@link ODataClient} at run time): entity set, singleton and operation names are checked, and so is
- * everything the queries they start take and return. `untyped` is the same client without the types,
- * for APIs that take an `ODataClient` (`DeltaSync`, `od.batch()` reads of hand-built queries).
+ * everything the queries they start take and return. sluice's APIs that take a client or a query
+ * (`DeltaSync`, partitions, `batch.get()`, the sink) take typed ones as they are (`HasUntyped`);
+ * `untyped` is the same client without the types, for code of yours that takes an `ODataClient` (a typed
+ * client is not one to the compiler: see `HasUntyped`).
  *
  * @example
  * ```ts

@@ -95,7 +95,7 @@ export interface TypedQuery<E extends EntityTypeSpec, Sel extends string = never
   function<N extends keyof E['collectionFunctions'] & string>(name: N, ...params: ParamsArg<Operation<E['collectionFunctions'], N>>): TypedFunctionCall<Operation<E['collectionFunctions'], N>['returns']>;
   /** The request URL. */
   toURL(): string;
-  /** The same query, untyped (a {@link Query} of these rows), for `batch.get()` and changeset writes. */
+  /** The same query, untyped (a {@link Query} of these rows), for code that takes a `Query` (sluice's own APIs take this query as it is). */
   readonly untyped: Query<TypedRow<E, Sel, X>>;
 }
 
@@ -132,6 +132,6 @@ export interface TypedEntity<E extends EntityTypeSpec, Sel extends string = neve
   function<N extends keyof E['functions'] & string>(name: N, ...params: ParamsArg<Operation<E['functions'], N>>): TypedFunctionCall<Operation<E['functions'], N>['returns']>;
   /** The request URL. */
   toURL(): string;
-  /** The same query, untyped (an {@link EntityQuery} of this row), for `batch.get()` and changeset writes. */
+  /** The same query, untyped (an {@link EntityQuery} of this row), for code that takes an `EntityQuery`. */
   readonly untyped: EntityQuery<TypedRow<E, Sel, X>>;
 }

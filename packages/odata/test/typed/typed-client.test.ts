@@ -1,8 +1,11 @@
 import { ConfigError } from '@sluice/core';
 import { startODataServer, type ODataTestServer } from '@sluice/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createODataClient, fromServiceModel, parseEdmx, toServiceModel, type ServiceModel, type TypedODataClient } from '../../src/index.js';
-import type { TestkitService } from './testkit-service.js';
+import {
+  createODataClient, DeltaSync, fromServiceModel, parseEdmx, partitionQuery, planPartitions, toServiceModel,
+  type DeltaChange, type DeltaStore, type ServiceModel, type TypedODataClient,
+} from '../../src/index.js';
+import type { Order, TestkitService } from './testkit-service.js';
 
 // A typed client used for real against the testkit OData server (v4 and v2), with the service model given
 // ahead as a ServiceModel (what `sluice generate --runtime` writes): reads, writes and operations, and
@@ -95,18 +98,41 @@ describe('typed client against the testkit OData server, model given ahead', () 
     expect(overhead(start)).toEqual([]);
   });
 
-  it('v4: typed queries go into a $batch through their untyped view, keeping their row types', async () => {
+  it('v4: typed queries go into a $batch as they are, keeping their row types', async () => {
     const od = typed('4.0', true);
     const batch = od.batch();
-    const product = batch.get(od.from('Products').key(3).select('ID', 'Name').untyped);
-    const categories = batch.get(od.from('Categories').select('Name').orderBy('ID').top(2).untyped);
+    const product = batch.get(od.from('Products').key(3).select('ID', 'Name'));
+    const categories = batch.get(od.from('Categories').select('Name').orderBy('ID').top(2));
     let created: ReturnType<typeof batch.get> | undefined;
-    batch.changeset((cs) => { created = cs.create(od.from('Orders').untyped, { Customer: 'Batched', Amount: '1.00', Quantity: '1' }); });
+    batch.changeset((cs) => { created = cs.create(od.from('Orders'), { Customer: 'Batched', Amount: '1.00', Quantity: '1' }); });
     await batch.send();
-    expect(product.result.value?.Name).toBe('Product 3');
+    const name: string | undefined = product.result.value?.Name;
+    expect(name).toBe('Product 3');
     expect(categories.result.value?.map((c) => c.Name)).toHaveLength(2);
     expect(created!.result).toMatchObject({ ok: true, status: 201, value: { Customer: 'Batched' } });
     expect(srv.requests.at(-1)!.url).toMatch(/\$batch$/);
+  });
+
+  it('v4: a typed client and its queries go where an ODataClient or a Query is taken: DeltaSync, planPartitions, partitionQuery', async () => {
+    const od = typed('4.0', true);
+    const saved = new Map<string, string>();
+    const store: DeltaStore = { load: async (k) => saved.get(k), save: async (k, link) => { saved.set(k, link); }, clear: async (k) => { saved.delete(k); } };
+    const orders = od.from('Orders').select('ID', 'Customer');
+    const first: DeltaChange<Pick<Order, 'ID' | 'Customer'>>[] = [];
+    for await (const change of new DeltaSync(od, orders, { store, key: 'orders' }).changes()) first.push(change);
+    expect(first.length).toBeGreaterThan(0);
+    expect(saved.get('orders')).toMatch(/\$deltatoken=/);
+    const id = (await od.from('Orders').create({ Customer: 'Delta', Amount: '2.00', Quantity: '2' })).value!.ID;
+    const next: DeltaChange<Pick<Order, 'ID' | 'Customer'>>[] = [];
+    for await (const change of new DeltaSync(od, orders, { store, key: 'orders' }).changes()) next.push(change);
+    expect(next).toContainEqual(expect.objectContaining({ kind: 'entity', value: expect.objectContaining({ ID: id, Customer: 'Delta' }) }));
+
+    const base = od.from('Products').select('ID');
+    const plan = await planPartitions(base, { partitions: 3 });
+    expect(plan).toMatchObject({ property: 'ID', count: 20 });
+    const parts = await Promise.all(plan.partitions.map((p) => partitionQuery(base, p).list()));
+    const ids: number[] = parts.flat().map((r) => r.ID);
+    expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
 
   it('v2: the same typed calls, the version and function import methods taken from the model', async () => {

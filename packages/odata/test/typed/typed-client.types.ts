@@ -1,9 +1,12 @@
 // Type tests of the typed client, compiled by `npm run typecheck` and checked line by line by
 // typed-client-types.test.ts: each `// @ts-expect-error <text>` line must fail to compile with a message
 // containing <text>, and every other line must compile.
-import { createODataClient, type EntityQuery, type ODataClient, type Query, type TypedODataClient } from '@sluice/odata';
+import {
+  createODataClient, DeltaSync, partitionQuery, planPartitions,
+  type BatchOperation, type DeltaStore, type EntityQuery, type HasUntyped, type ODataClient, type Query, type TypedODataClient, type TypedQuery,
+} from '@sluice/odata';
 import { decimal } from '@sluice/odata';
-import type { Category, DemoService, Product } from './demo-spec.js';
+import type { Category, DemoService, Product, ProductSpec } from './demo-spec.js';
 
 type Equal<A, B> = (<V>() => V extends A ? 1 : 2) extends (<V>() => V extends B ? 1 : 2) ? true : false;
 function expectType<A>(_value: A): <B>(ok: Equal<A, B>) => void {
@@ -149,4 +152,26 @@ export function untypedStaysAsItWas(options: { serviceURL: string }): ODataClien
   const typed = createODataClient<DemoService>(options);
   expectType(typed.untyped)<ODataClient>(true);
   return od;
+}
+
+function takesClient(od: ODataClient): string {
+  return od.serviceURL;
+}
+
+export async function typedWhereUntypedIsTaken(od: TypedODataClient<DemoService>, store: DeltaStore): Promise<void> {
+  // sluice's APIs that take a client or a query take typed ones as they are (HasUntyped), keeping row types.
+  const sync = new DeltaSync(od, od.from('Products').select('Name'), { store });
+  expectType(sync)<DeltaSync<Pick<Product, 'Name'>>>(true);
+  const base = od.from('Products').select('ID');
+  const plan = await planPartitions(base, { partitions: 2 });
+  expectType(partitionQuery(base, plan.partitions[0]!))<TypedQuery<ProductSpec, 'ID'>>(true);
+  const batch = od.batch();
+  expectType(batch.get(od.from('Products').select('Name')))<BatchOperation<Pick<Product, 'Name'>[]>>(true);
+  expectType(batch.get(od.from('Products').key(1).expand('Category')))<BatchOperation<Product & { Category: Category | null }>>(true);
+  batch.changeset((cs) => cs.update(od.from('Products').key(1), { Name: 'x' }));
+  const view: HasUntyped<ODataClient> = od;
+  takesClient(view.untyped);
+  // A typed client is no ODataClient to the compiler (from() refuses unknown names; select() changes the row type).
+  // @ts-expect-error "ODataClient"
+  takesClient(od);
 }

@@ -2,7 +2,7 @@
 // replaces the table in the transaction of its last page; a delta run applies each page's changes. Each
 // page is committed with the link to resume from, so a process killed at any point resumes where the last
 // commit left off and applies nothing twice.
-import { DeltaExpiredError, DeltaSync, type ODataClient, type Query, type ServiceMetadata } from '@sluice/odata';
+import { DeltaExpiredError, DeltaSync, type HasUntyped, type ODataClient, type Query, type ServiceMetadata } from '@sluice/odata';
 import { columnsOf, entityTypeOf, type Column } from '../columns.js';
 import { SinkError } from '../errors.js';
 import { applyChanges, RowMaker } from './apply.js';
@@ -14,12 +14,12 @@ import { openTarget } from './target.js';
 
 /** Options of {@link syncEntitySet}. */
 export interface SyncOptions {
-  /** The client of the service. */
-  od: ODataClient;
+  /** The client of the service (a client typed by its service as it is). */
+  od: HasUntyped<ODataClient>;
   /** The entity set to sync. */
   entitySet: string;
   /** The query to read (`$filter`, `$select`, custom options); default `od.from(entitySet)`. */
-  query?: Query<unknown> | undefined;
+  query?: HasUntyped<Query<unknown>> | undefined;
   /** The properties to keep (`$select`): they must include the key. Default: every property. */
   select?: readonly string[] | undefined;
   /** `sqlite:<file>`, `postgres://...`, or an opened target. */
@@ -70,7 +70,7 @@ class Run {
 
   state(over: Partial<SyncState> & Pick<SyncState, 'mode' | 'phase'>, previous: SyncState | undefined): SyncState {
     return {
-      table: this.table, serviceURL: this.o.od.serviceURL, entitySet: this.o.entitySet, query: queryText(this.query), loadTable: undefined, resumeLink: undefined, nextLink: undefined,
+      table: this.table, serviceURL: this.o.od.untyped.serviceURL, entitySet: this.o.entitySet, query: queryText(this.query), loadTable: undefined, resumeLink: undefined, nextLink: undefined,
       columns: this.columns, lastRun: this.started, upserted: (previous?.upserted ?? 0) + this.upserted, deleted: (previous?.deleted ?? 0) + this.deleted,
       runs: (previous?.runs ?? 0) + 1, ...over,
     };
@@ -200,10 +200,11 @@ export async function syncEntitySet(options: SyncOptions): Promise<SyncResult> {
   try {
     await target.lock(table);
     await ensureStateTable(target);
-    const md: ServiceMetadata = await options.od.metadata(options.signal === undefined ? {} : { signal: options.signal });
+    const od = options.od.untyped;
+    const md: ServiceMetadata = await od.metadata(options.signal === undefined ? {} : { signal: options.signal });
     entityTypeOf(md, options.entitySet);
     const columns = columnsOf(md, options.entitySet, { select: options.select, requireKey: true });
-    let query = options.query ?? options.od.from(options.entitySet);
+    let query = options.query?.untyped ?? od.from(options.entitySet);
     if (options.query === undefined && options.select?.length) query = query.select(...options.select);
     let previous = await readState(target, table);
     if (previous !== undefined && (options.rebuild || (previous.phase === 'tracking' && (await target.describe(table)) === undefined))) {
