@@ -1,10 +1,12 @@
 // A contender of the sink bench, run in its own process: `sluice <bundle> <args...>` runs the sluice
 // executable; `hand-sqlite <first-page-url> <file>` and `hand-pg <first-page-url> <postgres-url>` are the
-// loops a developer writes by hand (undici + JSON.parse + inserts in one transaction). The process writes
+// loops a developer writes by hand (undici + JSON.parse + prepared inserts / COPY in one transaction). The process writes
 // its CPU time and peak RSS as JSON to file descriptor 3 when it exits.
 import { writeSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { finished } from 'node:stream/promises';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { request } from 'undici';
 import { openSqlite } from '../packages/sink/src/index.js';
 
@@ -44,7 +46,10 @@ async function handSqlite(first: string, file: string): Promise<void> {
   db.close();
 }
 
-/** PostgreSQL: one multi-row INSERT (unnest of column arrays) per page, all in one transaction. */
+/** COPY text: NULL as \N; backslash, tab, newline and carriage return escaped. */
+const copyText = (v: string | null): string => (v === null ? '\\N' : v.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!));
+
+/** PostgreSQL: one COPY (text format, pg-copy-streams) per page, all in one transaction. */
 async function handPg(first: string, url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -52,9 +57,13 @@ async function handPg(first: string, url: string): Promise<void> {
   await client.query('CREATE TABLE hand_products ("ID" integer PRIMARY KEY, "Name" text NOT NULL, "Description" text, "Price" numeric(12,2) NOT NULL, "Stock" bigint NOT NULL, "Rating" double precision NOT NULL, "Active" boolean NOT NULL, "ReleaseDate" timestamptz NOT NULL, "Guid" uuid NOT NULL, "CategoryID" integer NOT NULL)');
   await client.query('BEGIN');
   for await (const page of pages(first)) {
-    const cols = (k: keyof Product): unknown[] => page.map((p) => p[k]);
-    await client.query(`INSERT INTO hand_products (${COLUMNS}) SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::float8[], $7::boolean[], $8::timestamptz[], $9::uuid[], $10::integer[])`,
-      [cols('ID'), cols('Name'), cols('Description'), cols('Price'), cols('Stock'), cols('Rating'), cols('Active'), cols('ReleaseDate'), cols('Guid'), cols('CategoryID')]);
+    let text = '';
+    for (const p of page) {
+      text += `${p.ID}\t${copyText(p.Name)}\t${copyText(p.Description)}\t${p.Price}\t${p.Stock}\t${p.Rating}\t${p.Active ? 't' : 'f'}\t${p.ReleaseDate}\t${p.Guid}\t${p.CategoryID}\n`;
+    }
+    const stream = client.query(copyFrom(`COPY hand_products (${COLUMNS}) FROM STDIN`));
+    stream.end(Buffer.from(text, 'utf8'));
+    await finished(stream);
   }
   await client.query('COMMIT');
   await client.end();

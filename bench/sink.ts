@@ -12,6 +12,8 @@ import { startServerProcess } from './odata-stream.js';
 export const name = 'sink';
 
 const RECORDS = Number(process.env.BENCH_SINK_RECORDS ?? 1_000_000);
+/** `export`, `sync` or both (default), comma-separated: BENCH_SINK_PARTS=sync runs the sync loaders only. */
+const PARTS = new Set((process.env.BENCH_SINK_PARTS ?? 'export,sync').split(','));
 
 type Outcome = MeasuredRun;
 
@@ -30,34 +32,44 @@ export async function run(): Promise<string> {
   const lines = ['## Parquet export and database sync (`sink`)', ''];
   try {
     await contender(sluice('export', server.v4, 'Products', '--out', join(dir, 'warm.ndjson'))); // warm-up: the server's page cache
-    const formats: string[] = [];
-    for (const format of ['ndjson', 'csv', 'parquet']) {
-      const out = join(dir, `products.${format}`);
-      const o = await contender(sluice('export', server.v4, 'Products', '--format', format, '--out', out));
-      formats.push(row(format, o, [`${fmt((await stat(out)).size / 2 ** 20, 1)} MiB`]));
-    }
-    lines.push(
-      `\`sluice export\` of ${fmt(RECORDS)} Products (1000 per page; Decimal(12,2), Int64, DateTimeOffset, Guid, ...), one process per run ` +
-        '(start-up and `$metadata` included), one run each on a shared machine. Parquet: Snappy, row groups of 20,000, typed columns.',
-      '', '| format | records/s (wall) | CPU per record | file size | peak RSS |', '|---|---:|---:|---:|---:|', ...formats, '',
-    );
-    const sqlite = join(dir, 'sync.db');
-    const sync = [
-      row('`sluice sync --mode snapshot` into SQLite', await contender(sluice('sync', server.v4, 'Products', '--into', `sqlite:${sqlite}`, '--mode', 'snapshot'))),
-      row('hand loop into SQLite (prepared INSERT per record, one transaction)', await contender(['hand-sqlite', `${server.v4}Products`, join(dir, 'hand.db')])),
-      row('`sluice sync --mode snapshot` into PostgreSQL', await contender(sluice('sync', server.v4, 'Products', '--into', postgres.url, '--mode', 'snapshot'))),
-      row('hand loop into PostgreSQL (INSERT ... unnest per page, one transaction)', await contender(['hand-pg', `${server.v4}Products`, postgres.url])),
-    ];
-    lines.push(
-      `Loading the same ${fmt(RECORDS)} records into a table (the service tracks no changes of Products: a snapshot load into a staging table, ` +
-        'swapped in at the end, each page committed with the run state). The hand loops skip the per-page commits, the state and the ' +
-        'value checks; PostgreSQL runs locally with fsync off (testkit).',
-      '', '| loader | records/s (wall) | CPU per record (loader process) | peak RSS |', '|---|---:|---:|---:|', ...sync,
-    );
+    if (PARTS.has('export')) await exports(lines, server.v4, dir, sluice);
+    if (PARTS.has('sync')) await syncs(lines, server.v4, dir, sluice, postgres.url);
   } finally {
     server.child.kill();
     await postgres.close();
     await rm(dir, { recursive: true, force: true });
   }
   return lines.join('\n');
+}
+
+type Sluice = (...args: string[]) => string[];
+
+async function exports(lines: string[], v4: string, dir: string, sluice: Sluice): Promise<void> {
+  const formats: string[] = [];
+  for (const format of ['ndjson', 'csv', 'parquet']) {
+    const out = join(dir, `products.${format}`);
+    const o = await contender(sluice('export', v4, 'Products', '--format', format, '--out', out));
+    formats.push(row(format, o, [`${fmt((await stat(out)).size / 2 ** 20, 1)} MiB`]));
+  }
+  lines.push(
+    `\`sluice export\` of ${fmt(RECORDS)} Products (1000 per page; Decimal(12,2), Int64, DateTimeOffset, Guid, ...), one process per run ` +
+      '(start-up and `$metadata` included), one run each on a shared machine. Parquet: Snappy, row groups of 20,000, typed columns.',
+    '', '| format | records/s (wall) | CPU per record | file size | peak RSS |', '|---|---:|---:|---:|---:|', ...formats, '',
+  );
+}
+
+async function syncs(lines: string[], v4: string, dir: string, sluice: Sluice, postgresURL: string): Promise<void> {
+  const sqlite = join(dir, 'sync.db');
+  const sync = [
+    row('`sluice sync --mode snapshot` into SQLite', await contender(sluice('sync', v4, 'Products', '--into', `sqlite:${sqlite}`, '--mode', 'snapshot'))),
+    row('hand loop into SQLite (prepared INSERT per record, one transaction)', await contender(['hand-sqlite', `${v4}Products`, join(dir, 'hand.db')])),
+    row('`sluice sync --mode snapshot` into PostgreSQL', await contender(sluice('sync', v4, 'Products', '--into', postgresURL, '--mode', 'snapshot'))),
+    row('hand loop into PostgreSQL (COPY per page, one transaction)', await contender(['hand-pg', `${v4}Products`, postgresURL])),
+  ];
+  lines.push(
+    `Loading the same ${fmt(RECORDS)} records into a table (the service tracks no changes of Products: a snapshot load into a staging table, ` +
+      'swapped in at the end, each page committed with the run state; into PostgreSQL by one COPY per page). The hand loops skip the per-page commits, the state and the ' +
+      'value checks; PostgreSQL runs locally with fsync off (testkit).',
+    '', '| loader | records/s (wall) | CPU per record (loader process) | peak RSS |', '|---|---:|---:|---:|', ...sync,
+  );
 }

@@ -1,15 +1,20 @@
-// The PostgreSQL target, on `pg` (pure JavaScript; an optional peer dependency). A page is one
-// `INSERT ... SELECT * FROM unnest($1::type[], ...) ON CONFLICT ... DO UPDATE` (and one `DELETE` per run of
-// removals); the lock is a session advisory lock, released by the server when the connection goes away.
+// The PostgreSQL target, on `pg` (pure JavaScript; an optional peer dependency). Rows go in by COPY: a
+// page loaded into a table this connection created (a staging table) is one COPY straight into it; a page
+// of changes is one COPY into a temporary table, then one `INSERT ... ON CONFLICT ... DO UPDATE` (or
+// `DELETE ... USING`) from it. The lock is a session advisory lock, released by the server when the
+// connection goes away.
 import { createRequire } from 'node:module';
+import type { Writable } from 'node:stream';
 import type { Column } from '../columns.js';
 import { SinkError } from '../errors.js';
+import { copyRows, CopyEncoder, type SubmitQuery } from './pg-copy.js';
 import type { SqlTarget, TableColumn } from './sql-target.js';
 import { ident, sqlType } from './sql-types.js';
 
 interface PgClient {
   connect(): Promise<void>;
   query(sql: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  query(submittable: Writable): Writable;
   end(): Promise<void>;
   on(event: 'error', listener: (error: Error) => void): void;
 }
@@ -40,7 +45,17 @@ export function describePostgres(url: string): string {
 
 class PostgresTarget implements SqlTarget {
   readonly dialect = 'postgres' as const;
-  constructor(readonly name: string, private readonly client: PgClient) {}
+  /** Tables this connection created: nothing but the load writes into them. */
+  private readonly created = new Set<string>();
+  /** Temporary tables of a page's rows or keys, by table and columns (forgotten when a transaction rolls back). */
+  private readonly temps = new Map<string, string>();
+  private tempCount = 0;
+  private readonly encoders = new Map<readonly Column[], CopyEncoder>();
+  private readonly submit: SubmitQuery;
+
+  constructor(readonly name: string, private readonly client: PgClient) {
+    this.submit = (submittable) => client.query(submittable);
+  }
 
   async lock(table: string): Promise<void> {
     const { rows } = await this.client.query('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [`sluice_sync:${table}`]);
@@ -63,6 +78,7 @@ class PostgresTarget implements SqlTarget {
       return result;
     } catch (error) {
       await this.client.query('ROLLBACK').catch(() => undefined);
+      this.temps.clear();
       throw error;
     }
   }
@@ -83,26 +99,63 @@ class PostgresTarget implements SqlTarget {
     const defs = columns.map((c) => `${ident(c.name)} ${sqlType('postgres', c)}${c.nullable ? '' : ' NOT NULL'}`);
     const key = columns.filter((c) => c.key).map((c) => ident(c.name)).join(', ');
     await this.client.query(`CREATE TABLE ${ident(table)} (${defs.join(', ')}, CONSTRAINT ${ident(`${table}_pkey`)} PRIMARY KEY (${key}))`);
+    this.created.add(table);
+  }
+
+  private encoder(columns: readonly Column[]): CopyEncoder {
+    let encoder = this.encoders.get(columns);
+    if (encoder === undefined) this.encoders.set(columns, (encoder = new CopyEncoder(columns)));
+    return encoder;
+  }
+
+  /** An empty temporary table with `columns` of `table` (their types, no constraint), created on first use. */
+  private async temp(table: string, columns: readonly Column[]): Promise<string> {
+    const names = columns.map((c) => ident(c.name)).join(', ');
+    const id = `${table}\u0000${names}`;
+    let temp = this.temps.get(id);
+    if (temp === undefined) {
+      temp = `sluice_page_${++this.tempCount}`;
+      await this.client.query(`CREATE TEMPORARY TABLE IF NOT EXISTS ${ident(temp)} AS SELECT ${names} FROM ${ident(table)} WITH NO DATA`);
+      this.temps.set(id, temp);
+    }
+    return temp;
   }
 
   async upsert(table: string, columns: readonly Column[], rows: readonly unknown[][]): Promise<void> {
     if (rows.length === 0) return;
-    const names = columns.map((c) => ident(c.name));
+    const encoder = this.encoder(columns);
+    if (this.created.has(table)) {
+      // A load: the keys are new, so the rows are copied straight in; a key there already (a service whose
+      // pages overlap) fails the COPY, undone to the savepoint, and the page goes the upsert way below.
+      await this.client.query('SAVEPOINT sluice_copy');
+      try {
+        await copyRows(this.submit, table, columns, encoder, rows);
+        await this.client.query('RELEASE SAVEPOINT sluice_copy');
+        return;
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== '23505') throw error;
+        await this.client.query('ROLLBACK TO SAVEPOINT sluice_copy');
+      }
+    }
+    const temp = await this.temp(table, columns);
+    await copyRows(this.submit, temp, columns, encoder, rows);
+    const names = columns.map((c) => ident(c.name)).join(', ');
     const key = columns.filter((c) => c.key).map((c) => ident(c.name));
     const rest = columns.filter((c) => !c.key).map((c) => `${ident(c.name)} = EXCLUDED.${ident(c.name)}`);
-    const arrays = columns.map((c, i) => `$${i + 1}::${arrayType(c)}`);
-    await this.client.query(`INSERT INTO ${ident(table)} (${names.join(', ')}) SELECT * FROM unnest(${arrays.join(', ')}) ` +
-      `ON CONFLICT (${key.join(', ')}) DO ${rest.length ? `UPDATE SET ${rest.join(', ')}` : 'NOTHING'}`, columns.map((_, i) => rows.map((r) => r[i])));
+    await this.client.query(`WITH page AS (DELETE FROM ${ident(temp)} RETURNING *) INSERT INTO ${ident(table)} (${names}) SELECT ${names} FROM page ` +
+      `ON CONFLICT (${key.join(', ')}) DO ${rest.length ? `UPDATE SET ${rest.join(', ')}` : 'NOTHING'}`);
   }
 
   async remove(table: string, keys: readonly Column[], rows: readonly unknown[][]): Promise<void> {
     if (rows.length === 0) return;
-    const names = keys.map((k) => ident(k.name)).join(', ');
-    const arrays = keys.map((k, i) => `$${i + 1}::${arrayType(k)}`).join(', ');
-    await this.client.query(`DELETE FROM ${ident(table)} WHERE (${names}) IN (SELECT * FROM unnest(${arrays}))`, keys.map((_, i) => rows.map((r) => r[i])));
+    const temp = await this.temp(table, keys);
+    await copyRows(this.submit, temp, keys, this.encoder(keys), rows);
+    const match = keys.map((k) => `t.${ident(k.name)} = page.${ident(k.name)}`).join(' AND ');
+    await this.client.query(`WITH page AS (DELETE FROM ${ident(temp)} RETURNING *) DELETE FROM ${ident(table)} t USING page WHERE ${match}`);
   }
 
   async swap(staging: string, table: string): Promise<void> {
+    this.created.delete(staging);
     await this.client.query(`DROP TABLE IF EXISTS ${ident(table)}`);
     await this.client.query(`ALTER TABLE ${ident(staging)} RENAME TO ${ident(table)}`);
     await this.client.query(`ALTER TABLE ${ident(table)} RENAME CONSTRAINT ${ident(`${staging}_pkey`)} TO ${ident(`${table}_pkey`)}`);
@@ -111,11 +164,6 @@ class PostgresTarget implements SqlTarget {
   async close(): Promise<void> {
     await this.client.end().catch(() => undefined);
   }
-}
-
-/** The array type of a column for `unnest` (`numeric(12,2)[]`, `timestamp(3) with time zone[]`). */
-function arrayType(column: Column): string {
-  return `${sqlType('postgres', column)}[]`;
 }
 
 /** Connects to the PostgreSQL of `url`; an unreachable server or refused login is a SinkError `unreachable` (no password in it). */

@@ -5,6 +5,7 @@
 import { DeltaExpiredError, DeltaSync, type HasUntyped, type ODataClient, type Query, type ServiceMetadata } from '@sluice/odata';
 import { columnsOf, entityTypeOf, type Column } from '../columns.js';
 import { SinkError } from '../errors.js';
+import { ahead } from './ahead.js';
 import { applyChanges, RowMaker } from './apply.js';
 import { checkDrift } from './drift.js';
 import type { SqlTarget } from './sql-target.js';
@@ -134,7 +135,7 @@ class Run {
   /** A full read without change tracking into a staging table that replaces the table at the end. */
   async snapshot(previous: SyncState | undefined): Promise<void> {
     const staging = await this.startLoad('snapshot', previous);
-    for await (const page of this.query.pages(this.o.signal === undefined ? {} : { signal: this.o.signal })) {
+    for await (const page of ahead(this.query.pages(this.o.signal === undefined ? {} : { signal: this.o.signal }))) {
       const [first] = page.errors;
       if (first !== undefined) throw first;
       await this.target.transaction(async () => {
