@@ -198,8 +198,15 @@ class XmlReader {
     return { kind: 'typedef', name, namespace: ns, qname, underlying: this.qualify(el.attrs['UnderlyingType'] ?? ''), doc: this.doc(el, qname), place: place(el) };
   }
 
-  private params(el: XmlElement): CgParameter[] {
-    return children(el, 'Parameter').map((p) => ({ name: this.name(p), type: this.qualify(p.attrs['Type'] ?? ''), nullable: p.attrs['Nullable'] !== 'false' }));
+  /**
+   * An operation's parameters. v4 parameters are nullable unless `Nullable="false"`; a v2 function import's
+   * only with `Nullable="true"` (CSDL 2.0 gives parameters no Nullable facet; SAP Gateway writes it on the
+   * optional ones only and refuses a call without the others).
+   */
+  private params(el: XmlElement, v2 = false): CgParameter[] {
+    return children(el, 'Parameter').map((p) => ({
+      name: this.name(p), type: this.qualify(p.attrs['Type'] ?? ''), nullable: v2 ? p.attrs['Nullable'] === 'true' : p.attrs['Nullable'] !== 'false',
+    }));
   }
 
   private operation(el: XmlElement, ns: string): CgOperation {
@@ -244,7 +251,7 @@ class XmlReader {
         if (v4 !== undefined) imp.operation = this.qualify(v4);
         else {
           // v2 function import: parameters and return type on it; called with POST/PUT/... it is an action.
-          imp.params = this.params(c);
+          imp.params = this.params(c, true);
           if ((c.attrs['HttpMethod'] ?? 'GET').toUpperCase() !== 'GET') imp.kind = 'action';
           if (c.attrs['ReturnType'] !== undefined) imp.returns = { type: this.qualify(c.attrs['ReturnType']), nullable: true };
         }

@@ -98,7 +98,7 @@ export interface Service {
   singletons: EmptyMap;
   actions: EmptyMap;
   functions: {
-    GetProductsByRating: { params: { rating?: number | null }; returns: Array<Product> };
+    GetProductsByRating: { params: { rating: number }; returns: Array<Product> };
   };
 }
 

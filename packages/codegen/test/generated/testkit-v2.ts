@@ -145,11 +145,11 @@ export interface Service {
   };
   singletons: EmptyMap;
   actions: {
-    ApproveOrder: { params: { ID?: number | null; Comment?: string | null }; returns: Order | null };
+    ApproveOrder: { params: { ID: number; Comment: string }; returns: Order | null };
     StartJob: { params: { Polls?: number | null; Outcome?: string | null; Monitor?: string | null; RetryAfter?: number | null; Async?: boolean | null; ResultOrigin?: string | null }; returns: JobResult | null };
   };
   functions: {
-    Echo: { params: { Text?: string | null; Count?: number | null }; returns: string | null };
+    Echo: { params: { Text: string; Count: number }; returns: string | null };
   };
 }
 

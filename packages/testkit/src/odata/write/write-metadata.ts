@@ -47,15 +47,16 @@ function v2Xml(): { types: string; container: string } {
     '<ComplexType Name="JobResult"><Property Name="JobID" Type="Edm.Int32"/><Property Name="Outcome" Type="Edm.String"/></ComplexType>' +
     `<Association Name="Order_Lines"><End Type="${N}.Order" Multiplicity="1" Role="FromRole_Order_Lines"/>` +
     `<End Type="${N}.OrderLine" Multiplicity="*" Role="ToRole_Order_Lines"/></Association>`;
-  const imp = (name: string, method: string, ret: string, list: Array<[string, string]>, set = ''): string =>
+  // Optional parameters say Nullable="true", as SAP Gateway writes them (the others are mandatory there).
+  const imp = (name: string, method: string, ret: string, list: Array<[string, string]>, set = '', optional = false): string =>
     `<FunctionImport Name="${name}" ReturnType="${ret}"${set ? ` EntitySet="${set}"` : ''} m:HttpMethod="${method}">` +
-    `${list.map(([n, t]) => `<Parameter Name="${n}" Type="${t}" Mode="In"/>`).join('')}</FunctionImport>`;
+    `${list.map(([n, t]) => `<Parameter Name="${n}" Type="${t}" Mode="In"${optional ? ' Nullable="true"' : ''}/>`).join('')}</FunctionImport>`;
   const container =
     `<EntitySet Name="Orders" EntityType="${N}.Order" sap:content-version="1"/><EntitySet Name="OrderLines" EntityType="${N}.OrderLine" sap:content-version="1"/>` +
     `<AssociationSet Name="Order_LinesSet" Association="${N}.Order_Lines"><End EntitySet="Orders" Role="FromRole_Order_Lines"/><End EntitySet="OrderLines" Role="ToRole_Order_Lines"/></AssociationSet>` +
     imp('Echo', 'GET', 'Edm.String', [['Text', 'Edm.String'], ['Count', 'Edm.Int32']]) +
     imp('ApproveOrder', 'POST', `${N}.Order`, [['ID', 'Edm.Int32'], ['Comment', 'Edm.String']], 'Orders') +
-    imp('StartJob', 'POST', `${N}.JobResult`, JOB_PARAMS);
+    imp('StartJob', 'POST', `${N}.JobResult`, JOB_PARAMS, '', true);
   return { types, container };
 }
 

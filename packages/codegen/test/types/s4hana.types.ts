@@ -1,0 +1,85 @@
+// Type tests of the types generated from two real SAP S/4HANA Cloud documents (test/fixtures/s4hana/): the
+// v2 API_ENTERPRISE_PROJECT_SRV (sap: annotations, associations, function imports by POST) and the v4
+// API_ENTPROJECTPROFILECODE (annotations by alias, composite key). See trippin.types.ts for how they are checked.
+import { createODataClient } from '@sluice/odata';
+import type { A_EnterpriseProjectElementType, A_EnterpriseProjectType, Service as EnterpriseProject } from '../generated/s4hana-enterprise-project-v2.js';
+import type { ProjectProfileCodeTextType, Service as ProjectProfileCode } from '../generated/s4hana-project-profile-code-v4.js';
+
+type Equal<A, B> = (<V>() => V extends A ? 1 : 2) extends (<V>() => V extends B ? 1 : 2) ? true : false;
+const same = <A, B>(ok: Equal<A, B>): Equal<A, B> => ok;
+const is = <A>(_value: A) => <B>(ok: Equal<A, B>): Equal<A, B> => ok;
+
+const UUID = '0894ef45-7741-1eea-b8c6-6e6d4a6f3bd4';
+
+export async function enterpriseProject(): Promise<void> {
+  const od = createODataClient<EnterpriseProject>({ serviceURL: 'https://s4.example.com/sap/opu/odata/sap/API_ENTERPRISE_PROJECT_SRV/', version: '2.0' });
+  const projects = await od.from('A_EnterpriseProject')
+    .filter((f) => f.and(f.eq('ProcessingStatus', '10'), f.startswith('Project', 'P-'), f.ge('ProjectStartDate', '2024-01-01')))
+    .orderBy('ProjectStartDate desc').top(10).list();
+  is(projects)<A_EnterpriseProjectType[]>(true);
+  const named = await od.from('A_EnterpriseProject').select('Project', 'ProjectDescription').list();
+  is(named)<Pick<A_EnterpriseProjectType, 'Project' | 'ProjectDescription'>[]>(true);
+  same<A_EnterpriseProjectType['ProjectUUID'], string>(true);
+  same<A_EnterpriseProjectType['PriorityCode'], string | null>(true);
+  same<A_EnterpriseProjectType['EntProjectIsConfidential'], boolean | null>(true);
+  const withElements = await od.from('A_EnterpriseProject').key(UUID).expand('to_EnterpriseProjectElement').get();
+  is(withElements.to_EnterpriseProjectElement)<A_EnterpriseProjectElementType[]>(true);
+  await od.from('A_EnterpriseProject').key({ ProjectUUID: UUID }).navMany('to_EnterpriseProjectElement').select('ProjectElement').list();
+  await od.from('A_EnterpriseProjectElement').key(UUID).nav('to_ParentProjElement').get();
+  await od.from('A_EnterpriseProject').create({ Project: 'P-1', ProjectDescription: 'New', ProjectStartDate: '2024-01-01' });
+  await od.from('A_EnterpriseProject').key(UUID).update({ ProjectDescription: 'Renamed' });
+  const changed = await od.action('ChangeEntProjProcgStatus', { ProjectUUID: UUID, ProcessingStatus: '10' }).execute();
+  is(changed.value)<A_EnterpriseProjectType | null | undefined>(true);
+  await od.action('ChangeEntProjElmntPosition', { ProjectElementUUID: UUID, ParentObjectUUID: null }).execute();
+
+  // @ts-expect-error unknown entity set (the set is A_EnterpriseProject, its type A_EnterpriseProjectType)
+  od.from('A_EnterpriseProjectType');
+  // @ts-expect-error unknown property in select
+  od.from('A_EnterpriseProject').select('Project', 'ProjectName');
+  // @ts-expect-error unknown property in filter
+  od.from('A_EnterpriseProject').filter((f) => f.eq('ProjectName', 'x'));
+  // @ts-expect-error unknown property in orderBy
+  od.from('A_EnterpriseProjectElement').orderBy('Milestone');
+  // @ts-expect-error wrong key type (ProjectUUID is Edm.Guid)
+  od.from('A_EnterpriseProject').key(42);
+  // @ts-expect-error wrong value type in a filter (EntProjectIsConfidential is Edm.Boolean)
+  od.from('A_EnterpriseProject').filter((f) => f.eq('EntProjectIsConfidential', 'X'));
+  // @ts-expect-error string functions only on strings (PriorityCode_fc is Edm.Byte)
+  od.from('A_EnterpriseProject').filter((f) => f.contains('PriorityCode_fc', '1'));
+  // @ts-expect-error expand of a non-navigation property
+  od.from('A_EnterpriseProject').expand('ProjectDescription');
+  // @ts-expect-error create with a computed property (ProjectUUID: sap:creatable="false")
+  void od.from('A_EnterpriseProject').create({ Project: 'P-2', ProjectUUID: UUID });
+  // @ts-expect-error update of a property the service does not update (CompanyCode: sap:updatable="false")
+  void od.from('A_EnterpriseProject').key(UUID).update({ CompanyCode: '1010' });
+  // @ts-expect-error a mandatory function import parameter left out (no Nullable="true" on ProjectUUID)
+  od.action('ChangeEntProjProcgStatus', { ProcessingStatus: '10' });
+  // @ts-expect-error a function import called with GET is a function; this one is called with POST
+  od.function('ChangeEntProjProcgStatus', { ProjectUUID: UUID });
+}
+
+export async function projectProfileCode(): Promise<void> {
+  const od = createODataClient<ProjectProfileCode>({ serviceURL: 'https://s4.example.com/sap/opu/odata4/sap/api_entprojectprofilecode/srvd_a2x/sap/entprojectprofilecode/0001/' });
+  const texts = await od.from('ProjectProfileCode').key('YP01').navMany('_ProjectProfileCodeText').filter((f) => f.eq('Language', 'EN')).list();
+  is(texts)<ProjectProfileCodeTextType[]>(true);
+  await od.from('ProjectProfileCodeText').key({ Language: 'EN', ProjectProfileCode: 'YP01' }).get();
+  const profiles = await od.from('ProjectProfileCode').expand('_ProjectProfileCodeText').orderBy('ProjectProfileCode').list();
+  is(profiles[0]?._ProjectProfileCodeText)<ProjectProfileCodeTextType[] | undefined>(true);
+
+  // @ts-expect-error unknown entity set
+  od.from('ProjectProfileCodes');
+  // @ts-expect-error unknown property in select
+  od.from('ProjectProfileCode').select('ProjectProfile');
+  // @ts-expect-error unknown property in filter
+  od.from('ProjectProfileCodeText').filter((f) => f.eq('LanguageCode', 'EN'));
+  // @ts-expect-error unknown property in orderBy
+  od.from('ProjectProfileCodeText').orderBy('Text');
+  // @ts-expect-error wrong key type: the key of ProjectProfileCodeText is composite
+  od.from('ProjectProfileCodeText').key('EN');
+  // @ts-expect-error wrong value type in a filter (ProjectProfileCode is Edm.String)
+  od.from('ProjectProfileCode').filter((f) => f.eq('ProjectProfileCode', 1));
+  // @ts-expect-error expand of a non-navigation property
+  od.from('ProjectProfileCode').expand('ProjectProfileCodeText');
+  // @ts-expect-error update of a key property
+  void od.from('ProjectProfileCode').key('YP01').update({ ProjectProfileCode: 'YP02' });
+}
