@@ -49,16 +49,31 @@ describe('DeltaSync, OData v4', () => {
     expect(await collect(new DeltaSync(od, orders, { store: new FileDeltaStore(file), key: 'orders' }))).toEqual([]);
   });
 
-  it('reads 4.01 removals (@removed, @id)', async () => {
-    const od = kit.client('4.0', { http: { retry: false, headers: { 'odata-maxversion': '4.01' } } });
+  /** The body the testkit server answered to the last delta read, fetched again as it was sent (a delta read changes nothing). */
+  async function lastDeltaAnswer(): Promise<{ maxVersion: unknown; body: string }> {
+    const sent = kit.server().requests.filter((r) => r.url.includes('deltatoken')).at(-1)!;
+    const response = await fetch(new URL(sent.url, kit.server().v4), { headers: { 'odata-maxversion': String(sent.headers['odata-maxversion']) } });
+    return { maxVersion: sent.headers['odata-maxversion'], body: await response.text() };
+  }
+
+  it.each([
+    ['4.01 removals (@removed, @id) when the client asks for OData-MaxVersion 4.01', { 'odata-maxversion': '4.01' }, '4.01', '{"@removed":{"reason":"deleted"},"@id":'],
+    ['4.0 removals (@odata.removed, @odata.id) by default', {}, '4.0', '{"@odata.removed":{"reason":"deleted"},"@odata.id":'],
+  ] as const)('reads %s', async (_name, headers, maxVersion, form) => {
+    const od = kit.client('4.0', { http: { retry: false, headers } });
     const orders = od.from<Order>('Orders');
-    const store = new FileDeltaStore(join(dir, 'v401.json'));
+    const store = new FileDeltaStore(join(dir, `removals-${maxVersion}.json`));
     const sync = new DeltaSync(od, orders, { store });
     await collect(sync);
     const id = (await orders.create({ Customer: 'E' })).value!.ID;
     await orders.key(id).delete({ etag: '*' });
     const changes = await collect(sync);
     expect(changes.at(-1)).toMatchObject({ kind: 'removed', reason: 'deleted' });
+    expect((changes.at(-1) as { id: string }).id).toMatch(new RegExp(`Orders\\(${id}\\)$`));
+    // The configured OData-MaxVersion reached the service, and the answer was in that version's form.
+    const answer = await lastDeltaAnswer();
+    expect(answer.maxVersion).toBe(maxVersion);
+    expect(answer.body).toContain(form);
   });
 
   it('reads 4.01 removals named by key (no @id) across pages: key, and an id built from the set', async () => {

@@ -202,6 +202,8 @@ export class DeltaSync<T = Record<string, unknown>> {
   private readonly key: string;
   private readonly host: WriteHost;
   private readonly query: Query<T>;
+  /** The `OData-MaxVersion` configured on the client's headers (such as `'4.01'`), sent instead of the default `4.0`. */
+  private readonly maxVersion: string | undefined;
   /**
    * @param client - the client the query was made with (`od`; a typed client as it is)
    * @param query - the entity set to keep in step (`od.from('Orders')`, with `select`/`filter` as the service allows; a typed query as it is)
@@ -209,6 +211,7 @@ export class DeltaSync<T = Record<string, unknown>> {
   constructor(client: HasUntyped<ODataClient>, query: HasUntyped<Query<T>>, private readonly options: DeltaSyncOptions) {
     this.host = client.untyped;
     this.query = query.untyped;
+    this.maxVersion = client.untyped.http.options.headers['odata-maxversion'];
     checkOptionKeys('', options, ['store', 'key', 'signal', 'prefetch']);
     if (typeof options.store?.load !== 'function') throw new ConfigError('store', 'must be a DeltaStore (load, save, clear)');
     if (options.prefetch !== undefined && typeof options.prefetch !== 'boolean') throw new ConfigError('prefetch', `must be a boolean, got ${String(options.prefetch)}`);
@@ -247,6 +250,9 @@ export class DeltaSync<T = Record<string, unknown>> {
     let url = kept ?? start;
     const headers: Record<string, string> = { ...protocol.requestHeaders(this.host.writeSettings().largeNumbers) };
     if (kept === undefined) headers['prefer'] = 'odata.track-changes';
+    // A client configured for 4.01 payloads (`http: { headers: { 'OData-MaxVersion': '4.01' } }`) gets them:
+    // 4.01 removals (`@removed`, by `@id` or key), `@context`, nested `@delta`. Both forms are read.
+    if (protocol.version === '4.0' && this.maxVersion !== undefined) headers['odata-maxversion'] = this.maxVersion;
     const { largeNumbers, dates, precision } = this.host.writeSettings();
     const decodeRecord = recordDecoder(protocol, dates);
     const decode = (raw: unknown): unknown => (decodeRecord ? decodeRecord(raw, { largeNumbers, dates, metadata: this.host.loadedMetadata(), entityType: undefined }) : raw);
