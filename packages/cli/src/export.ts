@@ -21,6 +21,8 @@ export interface ExportFlags extends ConnectionFlags, QueryFlags, DeltaFlags, Pi
   quiet?: boolean;
   /** CSV cells as the service sent them: no `'` before text that starts like a formula. */
   csvRaw?: boolean;
+  /** `--compression` of a Parquet export (snappy, zstd, gzip, none). */
+  compression?: string;
 }
 
 /** Text is handed to the output in pieces of about this size (whole records only; fewer, larger writes cost less CPU). */

@@ -8,6 +8,7 @@ import { checkPartitionFlags, partitionOptions, type PartitionFlags } from './pa
 import { exportPartitioned } from './partitioned-export.js';
 import type { WorkerFlags } from './worker-command.js';
 import { FORMATS } from './formats.js';
+import { checkCompressionFlag, COMPRESSIONS } from './parquet-export.js';
 import { duration, size } from './limits.js';
 import { removePendingFiles } from './output.js';
 import { PROGRESS_MODES } from './progress.js';
@@ -91,6 +92,7 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
     .argument('<entity-set>', 'entity set to export, such as Products')
     .addOption(new Option('-f, --format <format>', 'output format').choices(FORMATS).default('ndjson'))
     .option('-o, --out <file>', 'write to this file (complete or not at all) instead of stdout')
+    .addOption(new Option('--compression <codec>', 'Parquet: compression of the pages (zstd needs Node >= 22.15)').choices(COMPRESSIONS))
     .option('--csv-raw', "CSV: keep text starting with =, +, -, @, tab or CR as is (default: prefix it with ' so spreadsheets do not run it)")
     .option('--page-size <n>', 'records per page to ask for (Prefer: odata.maxpagesize)', integer(1))
     .option('--max-record-size <size>', 'largest record to accept (default 64MiB): 512k, 64MiB, 1GiB', size)
@@ -101,6 +103,7 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
     .action(async (service: string, set: string, _o, command: Command) => {
       const flags = flagsOf<ExportFlags & PartitionFlags>(command);
       checkPartitionFlags(flags);
+      checkCompressionFlag(flags);
       const run = flags.partitions === undefined ? exportEntitySet : flags.queue === undefined ? exportPartitioned : (await import('./queue-export.js')).exportViaQueue;
       await run(service, set, flags, verboseOf(flags.verbose === true), signal);
     });

@@ -1,7 +1,7 @@
 // `sluice export --format parquet`: columns typed from `$metadata` (@sluice/sink), written a row group at a
 // time into a temporary file that is renamed over `--out` once complete.
 import type { ODataClient } from '@sluice/odata';
-import { columnsOf, ParquetRecordWriter, SinkError, type Column } from '@sluice/sink';
+import { columnsOf, ParquetRecordWriter, SinkError, unsupportedCodec, type Column, type ParquetCodec } from '@sluice/sink';
 import { UsageError } from './errors.js';
 import { FileSink, type Sink } from './output.js';
 import { list } from './query-flags.js';
@@ -13,6 +13,23 @@ export interface ParquetFlags {
   expand?: string;
   deltaState?: string;
   pageSize?: number;
+  format?: string;
+  /** `--compression`: the Parquet codec, lower case (`none` is UNCOMPRESSED). */
+  compression?: string;
+}
+
+/** The values of `--compression`. */
+export const COMPRESSIONS = ['snappy', 'zstd', 'gzip', 'none'] as const;
+
+const codecOf = (compression: string | undefined): ParquetCodec =>
+  compression === undefined ? 'SNAPPY' : compression === 'none' ? 'UNCOMPRESSED' : (compression.toUpperCase() as ParquetCodec);
+
+/** Checks `--compression` for any format, before anything is read: only Parquet has one, ZSTD only on a Node that has it. */
+export function checkCompressionFlag(flags: ParquetFlags): void {
+  if (flags.compression === undefined) return;
+  if (flags.format !== 'parquet') throw new UsageError(`--compression goes with --format parquet (not ${flags.format ?? 'ndjson'})`);
+  const unsupported = unsupportedCodec(codecOf(flags.compression));
+  if (unsupported !== undefined) throw new UsageError(`--compression zstd: ${unsupported.replace(/^codec ZSTD /, '')}`, 'use --compression snappy (the default) or gzip');
 }
 
 /** Checks the flags that do not go with `--format parquet`, before anything is read. */
@@ -52,6 +69,7 @@ export async function openParquet(od: ODataClient, entitySet: string, flags: Par
     const writer = await ParquetRecordWriter.open({
       columns,
       output: (bytes) => sink.write(bytes),
+      codec: codecOf(flags.compression),
     });
     return {
       name: sink.name,

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import zlib from 'node:zlib';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendJSON, sluiceCLI, startServer, type SluiceCLI, type TestServer } from '@sluice/testkit';
@@ -93,6 +94,13 @@ afterAll(async () => {
 
 type Element = Record<string, unknown> & { name: string };
 
+/** hyparquet reads Snappy itself; gzip and Zstandard through node:zlib. */
+const DECOMPRESSORS = {
+  GZIP: (input: Uint8Array) => zlib.gunzipSync(input),
+  ZSTD: (input: Uint8Array) => (zlib as unknown as { zstdDecompressSync: (b: Uint8Array) => Uint8Array }).zstdDecompressSync(input),
+};
+const HAS_ZSTD = typeof (zlib as { zstdCompressSync?: unknown }).zstdCompressSync === 'function';
+
 /** The file's schema (leaf elements by name), and its rows with decimals unscaled and timestamps as bigints. */
 async function readBack(file: string): Promise<{ schema: Map<string, Element>; rows: Record<string, unknown>[]; numRows: bigint }> {
   const bytes = await readFile(file);
@@ -103,7 +111,7 @@ async function readBack(file: string): Promise<{ schema: Map<string, Element>; r
   const raw = { ...metadata, schema: metadata.schema.map((e) => (e.converted_type === 'DECIMAL' ? { ...e, converted_type: undefined, logical_type: undefined } : e)) };
   const keep = (v: bigint): bigint => v;
   const rows = await parquetReadObjects({
-    file: buffer, metadata: raw, utf8: false,
+    file: buffer, metadata: raw, utf8: false, compressors: DECOMPRESSORS,
     parsers: { timestampFromMilliseconds: keep, timestampFromMicroseconds: keep, timestampFromNanoseconds: keep } as never,
   }) as Record<string, unknown>[];
   return { schema, rows, numRows: metadata.num_rows };
@@ -199,6 +207,30 @@ describe('sluice export --format parquet', () => {
     } finally {
       rows = ROWS;
     }
+  });
+
+  it('--compression: gzip, none and (on Node >= 22.15) zstd read back; zstd on an older Node and --compression without Parquet refused before reading', async () => {
+    for (const [flag, codec] of [['gzip', 'GZIP'], ['none', 'UNCOMPRESSED'], ...(HAS_ZSTD ? [['zstd', 'ZSTD']] : [])] as const) {
+      const out = join(dir, `c-${flag}.parquet`);
+      const r = await cli.run(['export', `${srv.origin}/odata/`, 'Items', '--format', 'parquet', '--out', out, '--compression', flag, '--quiet']);
+      expect(r.code).toBe(0);
+      const bytes = await readFile(out);
+      const md = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+      expect(md.row_groups[0]!.columns.map((c) => c.meta_data!.codec)).toEqual(Object.keys(ROWS[0]!).map(() => codec));
+      const { rows: back } = await readBack(out);
+      expect(back.map((x) => x['Big'] ?? null)).toEqual([9007199254740993n, -9223372036854775808n, null]);
+      expect(back[0]!['Name']).toBe('Zoë, "quoted"');
+    }
+    const before = srv.requests.length;
+    if (!HAS_ZSTD) {
+      const zstd = await cli.run(['export', `${srv.origin}/odata/`, 'Items', '--format', 'parquet', '--out', join(dir, 'z.parquet'), '--compression', 'zstd']);
+      expect(zstd.code).toBe(2);
+      expect(zstd.stderr).toMatch(/--compression zstd: needs Node >= 22\.15 .*this is Node 2\d\./);
+    }
+    const ndjson = await cli.run(['export', `${srv.origin}/odata/`, 'Items', '--out', join(dir, 'c.ndjson'), '--compression', 'gzip']);
+    expect(ndjson.code).toBe(2);
+    expect(ndjson.stderr).toMatch(/--compression goes with --format parquet \(not ndjson\)/);
+    expect(srv.requests.length).toBe(before);
   });
 
   it('refuses before reading: no --out, --delta-state, a --select name the type lacks', async () => {

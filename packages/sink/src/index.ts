@@ -1,7 +1,7 @@
 // @sluice/sink: OData entity sets into typed Parquet files and SQLite/PostgreSQL tables kept in step.
 export { SinkError } from './errors.js';
 export { columnsOf, entityTypeOf, kindOf, type Column, type ColumnKind } from './columns.js';
-export { ParquetRecordWriter, parquetElement, timeUnitOf, type ByteOutput, type ParquetCodec, type TimeUnit, type ParquetSchemaElement, type ParquetWriterOptions } from './parquet.js';
+export { ParquetRecordWriter, parquetElement, timeUnitOf, unsupportedCodec, type ByteOutput, type ParquetCodec, type TimeUnit, type ParquetSchemaElement, type ParquetWriterOptions } from './parquet.js';
 export { syncEntitySet, type SyncOptions, type SyncResult } from './sync/sync.js';
 export { openTarget } from './sync/target.js';
 export type { SqlTarget, TableColumn } from './sync/sql-target.js';

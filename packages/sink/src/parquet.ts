@@ -1,5 +1,6 @@
 // Records to a Parquet file, typed from `$metadata` (the README's "Parquet types" table), written a row
 // group at a time: memory holds one row group's values and its encoded bytes, whatever the set's size.
+import zlib from 'node:zlib';
 import type { Column } from './columns.js';
 import { SinkError } from './errors.js';
 import { columnBuffer, type ColumnBuffer } from './parquet-columns.js';
@@ -93,17 +94,23 @@ export interface ParquetWriterOptions {
 const CODECS: readonly ParquetCodec[] = ['SNAPPY', 'ZSTD', 'GZIP', 'UNCOMPRESSED'];
 const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]); // PAR1
 
+const zstdCompress = (zlib as { zstdCompressSync?: (bytes: Uint8Array) => Uint8Array }).zstdCompressSync;
+
+/** Why this Node cannot write `codec` (ZSTD before Node 22.15), or undefined when it can. */
+export function unsupportedCodec(codec: ParquetCodec): string | undefined {
+  return codec === 'ZSTD' && zstdCompress === undefined
+    ? `codec ZSTD needs Node >= 22.15 (node:zlib's Zstandard); this is Node ${process.versions.node}: use SNAPPY or GZIP, or a newer Node`
+    : undefined;
+}
+
 /** The compression function of a codec, or an error saying what is missing. */
-async function compressorOf(codec: ParquetCodec): Promise<(bytes: Uint8Array) => Uint8Array> {
+function compressorOf(codec: ParquetCodec): (bytes: Uint8Array) => Uint8Array {
+  const unsupported = unsupportedCodec(codec);
+  if (unsupported !== undefined) throw new SinkError(unsupported, 'codec');
   if (codec === 'UNCOMPRESSED') return (bytes) => bytes.slice();
   if (codec === 'SNAPPY') return snappyCompress;
-  const zlib = await import('node:zlib');
   if (codec === 'GZIP') return (bytes) => zlib.gzipSync(bytes);
-  const zstd = (zlib as { zstdCompressSync?: (bytes: Uint8Array) => Uint8Array }).zstdCompressSync;
-  if (zstd === undefined) {
-    throw new SinkError(`codec ZSTD needs Node >= 22.15 (node:zlib's Zstandard); this is Node ${process.versions.node}: use SNAPPY or GZIP, or a newer Node`, 'codec');
-  }
-  return (bytes) => zstd(bytes);
+  return (bytes) => zstdCompress!(bytes);
 }
 
 /** The RLE/bit-packed hybrid encoding (bit width 1) of definition levels: one run of 1s, else bit-packed groups of 8. */
@@ -180,8 +187,9 @@ export class ParquetRecordWriter {
     if (options.columns.length === 0) throw new SinkError('a Parquet file needs at least one column', 'select');
     const codec = options.codec ?? 'SNAPPY';
     if (!CODECS.includes(codec)) throw new SinkError(`codec must be one of ${CODECS.join(', ')}, got ${String(codec)}`, 'codec');
-    const [compress, hp, page, meta] = await Promise.all([
-      compressorOf(codec), import('hyparquet-writer'), import('hyparquet-writer/src/datapage.js'), import('hyparquet-writer/src/metadata.js'),
+    const compress = compressorOf(codec);
+    const [hp, page, meta] = await Promise.all([
+      import('hyparquet-writer'), import('hyparquet-writer/src/datapage.js'), import('hyparquet-writer/src/metadata.js'),
     ]);
     const elements = options.columns.map(parquetElement);
     const buffers = options.columns.map((c, i) => columnBuffer(c, groupSize, elements[i]!));
