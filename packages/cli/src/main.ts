@@ -4,7 +4,7 @@ import { countEntitySet, getEntity, printURL, showMetadata } from './commands.js
 import { describeError, EXIT, exitCodeFor, Interrupted } from './errors.js';
 import { exportEntitySet, type ExportFlags } from './export.js';
 import { generateOptions, generateTypes, type GenerateFlags } from './generate.js';
-import { checkPartitionFlags, partitionOptions, type PartitionFlags } from './partition-flags.js';
+import { checkPartitionFlags, partitionOptions, rangeOptions, type PartitionFlags } from './partition-flags.js';
 import { exportPartitioned } from './partitioned-export.js';
 import type { WorkerFlags } from './worker-command.js';
 import { FORMATS } from './formats.js';
@@ -108,7 +108,7 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
       await run(service, set, flags, verboseOf(flags.verbose === true), signal);
     });
 
-  connectionOptions(program.command('sync')
+  connectionOptions(rangeOptions(program.command('sync')
     .description("keep a SQLite or PostgreSQL table equal to an entity set: everything the first time, then the service's changes")
     .argument('<service-url>').argument('<entity-set>')
     .option('--into <target>', 'sqlite:<file> or postgres://user@host:port/database (a password from PGPASSWORD or ~/.pgpass)')
@@ -119,7 +119,8 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
     .option('--filter <expr>', '$filter, sent as written')
     .option('--param <name=value>', 'custom query option such as sap-client=100 (repeatable)', collect)
     .addOption(new Option('--progress <when>', 'progress bar on stderr').choices(PROGRESS_MODES).default('auto'))
-    .option('-q, --quiet', 'no progress, notices or summary'))
+    .option('-q, --quiet', 'no progress, notices or summary'),
+  'with --mode snapshot: read the load in n ranges of --partition-by, --parallel at once, into the staging table swapped in at the end'))
     .action(async (service: string, set: string, _o, command: Command) => {
       const flags = flagsOf<SyncFlags>(command);
       await syncCommand(service, set, flags, verboseOf(flags.verbose === true), signal);

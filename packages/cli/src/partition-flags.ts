@@ -48,15 +48,20 @@ function rate(text: string): number {
   return n;
 }
 
-/** Adds the partition flags to `sluice export`. */
-export function partitionOptions(command: Command): Command {
+/** Adds `--partitions`, `--partition-by`, `--boundaries`, `--parallel`, `--rate` and `--burst` (export and sync). */
+export function rangeOptions(command: Command, partitionsHelp: string): Command {
   return command
-    .option('--partitions <n>', 'split the set into n ranges of --partition-by, one file each in the --out directory (part-00001.<format>, then _manifest.json)', positive(10_000))
-    .option('--partition-by <property>', 'orderable property to split on (default: the single key)')
-    .addOption(new Option('--boundaries <how>', 'quantiles: $count + one read per boundary, even partitions; minmax: two reads, equal widths (integers)').choices(['quantiles', 'minmax']))
+    .option('--partitions <n>', partitionsHelp, positive(10_000))
+    .option('--partition-by <property>', 'with --partitions: orderable property to split on (default: the single key)')
+    .addOption(new Option('--boundaries <how>', 'with --partitions: quantiles ($count + one read per boundary, even partitions) or minmax (two reads, equal widths; integers)').choices(['quantiles', 'minmax']))
     .option('--parallel <k>', 'with --partitions: read k partitions at once (default 4), sharing the rate limit and token', positive(256))
     .option('--rate <n>', 'at most n requests per second in all (every partition, every worker)', rate)
-    .option('--burst <n>', 'with --rate: requests that may go at once after a quiet spell (default 1)', positive(10_000))
+    .option('--burst <n>', 'with --rate: requests that may go at once after a quiet spell (default 1)', positive(10_000));
+}
+
+/** Adds the partition flags to `sluice export`. */
+export function partitionOptions(command: Command): Command {
+  return rangeOptions(command, 'split the set into n ranges of --partition-by, one file each in the --out directory (part-00001.<format>, then _manifest.json)')
     .option('--queue <redis-url>', 'with --partitions: enqueue one BullMQ job per partition for `sluice worker` processes instead of reading here')
     .option('--queue-name <name>', 'with --queue: the BullMQ queue (default sluice-export)')
     .option('--attempts <n>', 'with --queue: attempts per partition, the first included (default 5)', positive(100))

@@ -19,15 +19,18 @@ const DEFAULT_PARALLEL = 4;
 /** The flag behind each option a partition plan refuses. */
 const FLAG_OF: Readonly<Record<string, string>> = { partitionBy: '--partition-by', boundaries: '--boundaries', query: '--partitions', partitions: '--partitions' };
 
+/** A partition plan's ConfigError as a usage error naming the flag (`--partition-by: "Nope" is not ...`), else undefined. */
+export function planUsageError(error: unknown): UsageError | undefined {
+  if (!(error instanceof ConfigError) || !(error.option in FLAG_OF)) return undefined;
+  return new UsageError(`${FLAG_OF[error.option]}: ${error.message.slice(error.option.length + 1)}`);
+}
+
 /** The plan of a partitioned export; a bad `--partition-by` is a usage error naming it. */
 export async function planExport(base: Query, flags: PartitionFlags, signal: AbortSignal): Promise<PartitionPlan> {
   try {
     return await planPartitions(base, { partitions: flags.partitions ?? 1, by: flags.partitionBy, boundaries: flags.boundaries, signal });
   } catch (error) {
-    if (error instanceof ConfigError && error.option in FLAG_OF) {
-      throw new UsageError(`${FLAG_OF[error.option]}: ${error.message.slice(error.option.length + 1)}`);
-    }
-    throw error;
+    throw planUsageError(error) ?? error;
   }
 }
 

@@ -8,11 +8,12 @@ export class SinkError extends Error {
     message: string,
     /**
      * Bad input, found before any row moves: `select`, `entity-set`, `target` (scheme or table name),
-     * `shape`, `drift`, `mode`. Otherwise: `unreachable` (the database), `driver` (none installed),
+     * `shape`, `drift`, `mode`, `partition` (partition options, or a partition property not in the set or
+     * without order). Otherwise: `unreachable` (the database), `driver` (none installed),
      * `locked` (another sync runs), `value` (a value its column cannot hold), `state` (a removal without a
      * readable key), `codec` (a compression this Node lacks).
      */
-    readonly code: 'select' | 'entity-set' | 'target' | 'shape' | 'drift' | 'mode' | 'unreachable' | 'driver' | 'locked' | 'value' | 'state' | 'codec',
+    readonly code: 'select' | 'entity-set' | 'target' | 'shape' | 'drift' | 'mode' | 'partition' | 'unreachable' | 'driver' | 'locked' | 'value' | 'state' | 'codec',
     options?: { cause?: unknown },
   ) {
     super(message, options);

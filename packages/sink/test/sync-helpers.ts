@@ -2,6 +2,7 @@
 import { createODataClient, type ODataClient } from '@sluice/odata';
 import { startODataServer, type ODataTestServer } from '@sluice/testkit';
 import { afterAll, beforeAll } from 'vitest';
+import { openSqlite } from '../src/sync/sqlite.js';
 
 /** An order as the test compares it: what the service has and what a synced table must hold. */
 export interface OrderRow {
@@ -70,4 +71,14 @@ export async function createOrders(od: ODataClient, n: number, tag: string): Pro
     ids.push(Number((created.value as { ID: number }).ID));
   }
   return ids;
+}
+
+/** Rows of a query on a SQLite database file, on a connection of its own. */
+export function sqliteRows(path: string, sql: string): Record<string, unknown>[] {
+  const db = openSqlite(path);
+  try {
+    return db.prepare(sql).all() as Record<string, unknown>[];
+  } finally {
+    db.close();
+  }
 }

@@ -2,12 +2,13 @@
 // replaces the table in the transaction of its last page; a delta run applies each page's changes. Each
 // page is committed with the link to resume from, so a process killed at any point resumes where the last
 // commit left off and applies nothing twice.
-import { DeltaExpiredError, DeltaSync, type HasUntyped, type ODataClient, type Query, type ServiceMetadata } from '@sluice/odata';
+import { DeltaExpiredError, DeltaSync, type HasUntyped, type ODataClient, type Page, type PartitionBoundaries, type Query, type ServiceMetadata } from '@sluice/odata';
 import { columnsOf, entityTypeOf, type Column } from '../columns.js';
 import { SinkError } from '../errors.js';
 import { ahead } from './ahead.js';
 import { applyChanges, RowMaker } from './apply.js';
 import { checkDrift } from './drift.js';
+import { checkPartitionSettings, DEFAULT_PARALLEL, partitionPages, planSnapshot } from './partitions.js';
 import type { SqlTarget } from './sql-target.js';
 import { ident, sqlType } from './sql-types.js';
 import { deleteState, ensureStateTable, readState, STATE_TABLE, writeState, type SyncState } from './state.js';
@@ -31,6 +32,18 @@ export interface SyncOptions {
   mode?: 'auto' | 'delta' | 'snapshot' | undefined;
   /** Reload everything into a new table that replaces the old one, forgetting the kept state (after drift). */
   rebuild?: boolean | undefined;
+  /**
+   * With `mode: 'snapshot'`: split the load into this many `$filter` ranges of `partitionBy` (see
+   * `planPartitions` of @sluice/odata), read `parallel` at once into the staging table, which replaces
+   * the table after the last page of the last partition (complete or nothing, as an unpartitioned snapshot).
+   */
+  partitions?: number | undefined;
+  /** The orderable property the partitions split on; default: the single key. */
+  partitionBy?: string | undefined;
+  /** How partition boundaries are found: `quantiles` (default) or `minmax` (integers). */
+  boundaries?: PartitionBoundaries | undefined;
+  /** Partitions read at once (1-256, default 4); pages are written one at a time on the target's connection. */
+  parallel?: number | undefined;
   signal?: AbortSignal | undefined;
   /** Called after each committed page with the run's counts so far. */
   onProgress?: ((progress: { upserted: number; deleted: number; pages: number }) => void) | undefined;
@@ -49,6 +62,8 @@ export interface SyncResult {
   readonly upserted: number;
   readonly deleted: number;
   readonly pages: number;
+  /** Partitions the snapshot was read in (absent when it was read as one stream). */
+  readonly partitions?: number | undefined;
 }
 
 const STAGING = '__sluice_load';
@@ -132,10 +147,13 @@ class Run {
     throw new SinkError('the change-tracking read ended without a last page', 'state');
   }
 
-  /** A full read without change tracking into a staging table that replaces the table at the end. */
-  async snapshot(previous: SyncState | undefined): Promise<void> {
+  /**
+   * A full read without change tracking into a staging table that replaces the table at the end; `pages`
+   * (default: the query's own pages) may come from partitions read at once.
+   */
+  async snapshot(previous: SyncState | undefined, pages?: AsyncIterable<Page<unknown>>): Promise<void> {
     const staging = await this.startLoad('snapshot', previous);
-    for await (const page of ahead(this.query.pages(this.o.signal === undefined ? {} : { signal: this.o.signal }))) {
+    for await (const page of pages ?? ahead(this.query.pages(this.o.signal === undefined ? {} : { signal: this.o.signal }))) {
       const [first] = page.errors;
       if (first !== undefined) throw first;
       await this.target.transaction(async () => {
@@ -197,6 +215,7 @@ async function checkShape(target: SqlTarget, table: string, columns: readonly Co
 export async function syncEntitySet(options: SyncOptions): Promise<SyncResult> {
   const table = options.table ?? options.entitySet;
   checkTable(table);
+  checkPartitionSettings(options);
   const target = typeof options.into === 'string' ? await openTarget(options.into) : options.into;
   try {
     await target.lock(table);
@@ -224,6 +243,12 @@ export async function syncEntitySet(options: SyncOptions): Promise<SyncResult> {
       ({ table, target: target.name, run: kind, mode, upserted: run.upserted, deleted: run.deleted, pages: run.pages });
 
     const mode = options.mode ?? 'auto';
+    if (options.partitions !== undefined) {
+      const plan = await planSnapshot(query, options, options.signal);
+      if (plan.note !== undefined) options.onNotice?.(plan.note);
+      await run.snapshot(previous, partitionPages(query, plan, options.parallel ?? DEFAULT_PARALLEL, options.signal));
+      return { ...result('snapshot', 'snapshot'), partitions: plan.partitions.length };
+    }
     if (mode === 'snapshot' || (mode === 'auto' && previous?.mode === 'snapshot')) {
       await run.snapshot(previous);
       return result('snapshot', 'snapshot');
