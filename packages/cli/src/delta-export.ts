@@ -103,9 +103,12 @@ export function entityRecord(record: unknown): unknown {
   return removalOf(record) === undefined ? record : undefined;
 }
 
-/** A delta read of `query` as records (stream items, as `query.stream()` gives), with `commit()` to advance the state file afterwards. */
+/**
+ * A delta read of `query` as records (items as `query.streamBatches()` gives, one record each), with `commit()` to
+ * advance the state file afterwards.
+ */
 export interface DeltaRecords {
-  records: AsyncIterable<StreamItem<unknown>>;
+  records: AsyncIterable<StreamItem<unknown[]>>;
   commit(): Promise<void>;
 }
 
@@ -126,8 +129,8 @@ export function checkDeltaFlags(flags: DeltaFlags & { format: string; pageSize?:
 export function deltaRecords(od: ODataClient, query: Query, flags: DeltaFlags, signal: AbortSignal): DeltaRecords {
   const store = new HeldDeltaStore(new FileDeltaStore(flags.deltaState!), flags.deltaReset === true);
   const sync = new DeltaSync(od, query, { store, signal });
-  async function* records(): AsyncGenerator<StreamItem<unknown>> {
-    for await (const change of sync.changes()) yield { value: recordOf(change) };
+  async function* records(): AsyncGenerator<StreamItem<unknown[]>> {
+    for await (const change of sync.changes()) yield { value: [recordOf(change)] };
   }
   return { records: records(), commit: () => store.commit() };
 }

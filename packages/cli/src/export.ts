@@ -62,9 +62,12 @@ function countInBackground(query: Query, flags: ExportFlags, progress: Progress,
   }, () => undefined);
 }
 
-/** The items of a plain read, read by the export loop itself (no async generator step per record). */
-export function queryItems(query: Query, flags: ExportFlags, signal: AbortSignal): AsyncIterable<StreamItem<unknown>> {
-  return query.stream({ signal, ...(flags.pageSize === undefined ? {} : { maxPageSize: flags.pageSize }) });
+/**
+ * The records of a plain read in arrays (`streamBatches()`, one per run of a body chunk), read by the export
+ * loop itself: one item and one await per run rather than per record.
+ */
+export function queryBatches(query: Query, flags: ExportFlags, signal: AbortSignal): AsyncIterable<StreamItem<unknown[]>> {
+  return query.streamBatches({ signal, ...(flags.pageSize === undefined ? {} : { maxPageSize: flags.pageSize }) });
 }
 
 /** A page that will be tried again is skipped (noted with --verbose); other errors end the export. */
@@ -107,21 +110,24 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
         text += chosen.begin();
         return chosen;
       };
-      for await (const item of delta === undefined ? queryItems(query, flags, signal) : delta.records) {
+      for await (const batch of delta === undefined ? queryBatches(query, flags, signal) : delta.records) {
         if (signal.aborted) break;
-        if (item.error !== undefined) {
-          skipRetried(item.error, terminal);
+        if (batch.error !== undefined) {
+          skipRetried(batch.error, terminal);
           continue;
         }
-        const value = item.value;
+        const values = batch.value;
         if (parquet) {
-          await parquet.add(value);
-          if (++records % 10_000 === 0) progress.update(records);
+          for (const value of values) {
+            await parquet.add(value);
+            if (++records % 10_000 === 0) progress.update(records);
+          }
           continue;
         }
-        format ??= await open(value);
-        text += format.record(value);
-        records++;
+        if (values.length === 0) continue;
+        format ??= await open(values[0]);
+        for (const value of values) text += format.record(value);
+        records += values.length;
         if (text.length >= FLUSH_CHARS) {
           await sink.write(text);
           text = '';

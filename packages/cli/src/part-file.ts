@@ -1,5 +1,5 @@
 import type { ODataClient, Query } from '@sluice/odata';
-import { csvFormat, FLUSH_CHARS, queryItems, skipRetried, type ExportFlags } from './export.js';
+import { csvFormat, FLUSH_CHARS, queryBatches, skipRetried, type ExportFlags } from './export.js';
 import { jsonArray, ndjson, type RecordFormat } from './formats.js';
 import { FileSink } from './output.js';
 import { openParquet } from './parquet-export.js';
@@ -26,15 +26,17 @@ export async function writePartFile(
       text += chosen.begin();
       return chosen;
     };
-    for await (const item of queryItems(query, flags, signal)) {
+    for await (const batch of queryBatches(query, flags, signal)) {
       if (signal.aborted) break;
-      if (item.error !== undefined) {
-        skipRetried(item.error, terminal);
+      if (batch.error !== undefined) {
+        skipRetried(batch.error, terminal);
         continue;
       }
-      format ??= await open(item.value);
-      text += format.record(item.value);
-      records++;
+      const values = batch.value;
+      if (values.length === 0) continue;
+      format ??= await open(values[0]);
+      for (const value of values) text += format.record(value);
+      records += values.length;
       if (text.length >= FLUSH_CHARS) {
         await sink.write(text);
         text = '';
@@ -62,14 +64,16 @@ async function writeParquetPart(
   const sink = await openParquet(od, entitySet, { ...flags, out: path }, signal);
   let records = 0;
   try {
-    for await (const item of queryItems(query, flags, signal)) {
+    for await (const batch of queryBatches(query, flags, signal)) {
       if (signal.aborted) break;
-      if (item.error !== undefined) {
-        skipRetried(item.error, terminal);
+      if (batch.error !== undefined) {
+        skipRetried(batch.error, terminal);
         continue;
       }
-      await sink.add(item.value);
-      if (++records % 10_000 === 0) onRecords(10_000);
+      for (const value of batch.value) {
+        await sink.add(value);
+        if (++records % 10_000 === 0) onRecords(10_000);
+      }
     }
     if (signal.aborted) throw signal.reason;
     await sink.commit();

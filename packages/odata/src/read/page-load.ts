@@ -22,15 +22,14 @@ interface Run {
   to: number;
   /** Position of the run's first element in the page. */
   index: number;
+  /** Parsed by the scanner already, with its verdict on control information (its bytes need not be in `buf`). */
   values?: unknown[];
+  control?: boolean;
 }
 
-/**
- * Whether the records of a run may hold control information to remove: its bytes hold an `@` other than
- * a kept key. A run parsed by the scanner (`values`) is judged by its whole chunk, whose offsets it does not keep.
- */
+/** Whether the records of a run may hold control information to remove: its bytes hold an `@` other than a kept key. */
 function runMayHoldControl(run: Run): boolean {
-  return run.values !== undefined ? mayHoldControl(run.buf, 0, run.buf.length) : mayHoldControl(run.buf, run.starts[run.from]!, run.ends[run.to - 1]!);
+  return run.control ?? mayHoldControl(run.buf, run.starts[run.from]!, run.ends[run.to - 1]!);
 }
 
 /** A record of a run that failed to decode, in the place of its value (a class no record can be an instance of). */
@@ -267,7 +266,7 @@ export class PageLoad {
       this.seen += group.values.length;
       const drop = Math.max(0, Math.min(group.values.length, this.skip - index));
       const values = drop === 0 ? group.values : group.values.slice(drop);
-      if (values.length > 0) this.runs.push({ buf, starts, ends, from: 0, to: values.length, index: index + drop, values });
+      if (values.length > 0) this.runs.push({ buf, starts, ends, from: 0, to: values.length, index: index + drop, values, control: group.control });
     }
     ranges(starts.length);
     if (this.runHead < this.runs.length) this.notify();

@@ -1,4 +1,5 @@
 import { ResponseSizeError } from '../errors.js';
+import { mayHoldControl } from './control.js';
 import { MISSED, parseRun, SPECULATE_BYTES, SPECULATE_MISSES } from './speculate.js';
 
 const QUOTE = 0x22;
@@ -18,7 +19,15 @@ export interface ScanBatch {
   buf: Buffer;
   starts: number[];
   ends: number[];
-  parsed: { after: number; values: unknown[] }[];
+  parsed: ParsedRun[];
+}
+
+/** A run of records parsed while scanning, placed after the first `after` ranges of its batch. */
+export interface ParsedRun {
+  after: number;
+  values: unknown[];
+  /** Whether the run's bytes hold control information that may have to be removed ({@link mayHoldControl}). */
+  control: boolean;
 }
 
 const EMPTY: Buffer = Buffer.alloc(0);
@@ -64,7 +73,7 @@ export class ItemScanner {
   /** Total elements completed so far. */
   count = 0;
   private misses = 0;
-  private parsed: { after: number; values: unknown[] }[] = [];
+  private parsed: ParsedRun[] = [];
 
   /** Set when a record passed `maxRecordBytes`: the batch that found it holds the records before it; stop reading. */
   failure: ResponseSizeError | undefined;
@@ -244,7 +253,7 @@ export class ItemScanner {
       this.misses++;
       return -1;
     }
-    this.parsed.push({ after, values: run.values });
+    this.parsed.push({ after, values: run.values, control: mayHoldControl(buf, i, run.end) });
     this.count += run.values.length;
     return run.end;
   }
