@@ -50,15 +50,24 @@ function formOf(x: Exchange, byKey: boolean): DeltaForm {
   };
 }
 
+/** The next page of a paged full read: `track-<change the read began at>-<last key sent>`. */
+const FULL_READ_PAGE = /^track-(\d+)-(-?\d+)$/;
+
 /** Answers a GET of Orders when it asks for change tracking or carries a delta token; false otherwise. */
-export async function deltaRead(x: Exchange, store: OrderStore, removalsByKey = false): Promise<boolean> {
+export async function deltaRead(x: Exchange, store: OrderStore, removalsByKey = false, fullReadPageSize?: number): Promise<boolean> {
   const form = formOf(x, removalsByKey);
   const params = new URLSearchParams(x.search);
   const token = params.get(form.tokenParam)?.replace(/^'(.*)'$/, '$1') ?? null;
-  if (token === null && !prefers(x, 'odata.track-changes')) return false;
+  const resumed = FULL_READ_PAGE.exec(params.get('$skiptoken') ?? '');
+  if (token === null && resumed === null && !prefers(x, 'odata.track-changes')) return false;
   if (token === null) {
-    const items = [...store.orders.values()].map((o) => orderJson(store, o, x.dialect, x.root, false));
-    await reply(x, 200, x.version === 4 ? { 'preference-applied': 'odata.track-changes' } : {}, form.body(items, { delta: form.link(store.seq) }));
+    const began = resumed ? Number(resumed[1]) : store.seq;
+    const after = resumed ? Number(resumed[2]) : -Infinity;
+    const rest = [...store.orders.keys()].filter((id) => id > after).sort((a, b) => a - b);
+    const page = fullReadPageSize === undefined ? rest : rest.slice(0, fullReadPageSize);
+    const items = page.map((id) => orderJson(store, store.orders.get(id)!, x.dialect, x.root, false));
+    const tail = page.length < rest.length ? { next: `${x.root}Orders?$skiptoken=track-${began}-${page.at(-1)!}` } : { delta: form.link(began) };
+    await reply(x, 200, x.version === 4 && !resumed ? { 'preference-applied': 'odata.track-changes' } : {}, form.body(items, tail));
     return true;
   }
   const since = Number(token);

@@ -33,6 +33,12 @@ export interface ODataWriteControl {
    * instead of `@id`, as JSON Format 4.01 section 15 allows (whatever `OData-MaxVersion` asked for).
    */
   removalsByKey: boolean;
+  /**
+   * When set, a change-tracking full read of Orders comes in pages of this many orders, in key order (next
+   * links carry `$skiptoken=track-<change>-<last key>`); the delta link of its last page starts from the
+   * change the read began at, so changes made during the read come in the next delta read. Default: one page.
+   */
+  fullReadPageSize: number | undefined;
 }
 
 const LOGIN_PAGE = '<!DOCTYPE html><html><head><title>Logon</title></head><body><form method="post"><input name="sap-user"></form></body></html>';
@@ -45,6 +51,7 @@ export class WriteService implements ODataWriteControl {
   readonly csrf: CsrfGateway | undefined;
   loginPage = false;
   removalsByKey = false;
+  fullReadPageSize: number | undefined = undefined;
   private readonly requireIfMatch: boolean;
 
   constructor(options: ODataWriteOptions) {
@@ -113,7 +120,7 @@ export class WriteService implements ODataWriteControl {
       if (op !== undefined) throw new ODataServerError(404, 'NotFound', `No segment '${op}' after ${set}`);
       if (set === 'OrderLines') return this.readOnly(x, () => collectionBody(linesJson(this.store, this.store.lines.keys(), x.dialect, x.root), x.dialect, x.root, 'OrderLines'));
       if (x.method === 'GET') {
-        if (await deltaRead(x, this.store, this.removalsByKey)) return;
+        if (await deltaRead(x, this.store, this.removalsByKey, this.fullReadPageSize)) return;
         const expand = /\$expand=Lines/.test(x.search);
         const items = [...this.store.orders.values()].map((o) => orderJson(this.store, o, x.dialect, x.root, expand));
         return reply(x, 200, {}, collectionBody(items, x.dialect, x.root, 'Orders'));
