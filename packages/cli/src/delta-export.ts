@@ -1,7 +1,7 @@
 // `sluice export --delta-state`: the records of a DeltaSync read (OData v4 delta links, v2 SAP Gateway
 // `__delta`), as NDJSON/JSON or CSV with removal columns, and a state file that advances only once the
 // output is complete.
-import { DeltaExpiredError, DeltaSync, FileDeltaStore, type DeltaChange, type DeltaStore, type ODataClient, type Query, type StreamItem } from '@sluice/odata';
+import { DeltaExpiredError, DeltaSync, FileDeltaStore, type DeltaChange, type DeltaRelated, type DeltaRelatedChange, type DeltaStore, type ODataClient, type Query, type StreamItem } from '@sluice/odata';
 import { DeltaLinkRefused, UsageError } from './errors.js';
 import { csvLine, valueAt, type RecordFormat } from './formats.js';
 import { keyOfRemovedId } from '@sluice/sink';
@@ -47,11 +47,28 @@ interface RemovalRecord {
   '@id': string;
 }
 
-/** A change as an output record: entities as they are, removals and links as annotated records. */
+/**
+ * An entity with the changes of its expanded navigations (`change.related`) written back as OData JSON 4.01
+ * writes a nested delta: `"Orders@delta": [...]`, each related entity as a record, each related removal as
+ * `{"@removed":{"reason":...},"@id":...}` with the key properties when the service named it by key.
+ */
+function withRelated(value: unknown, related: DeltaRelated | undefined): unknown {
+  if (related === undefined) return value;
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const [nav, changes] of Object.entries(related)) out[`${nav}@delta`] = changes.map(relatedRecord);
+  return out;
+}
+
+function relatedRecord(change: DeltaRelatedChange): unknown {
+  if (change.kind === 'entity') return withRelated(change.value, change.related);
+  return { '@removed': { reason: change.reason ?? 'deleted' }, ...(change.id === undefined ? {} : { '@id': change.id }), ...change.key };
+}
+
+/** A change as an output record: entities as they are (with their nested deltas), removals and links as annotated records. */
 function recordOf(change: DeltaChange<unknown>): unknown {
   switch (change.kind) {
     case 'entity':
-      return change.value;
+      return withRelated(change.value, change.related);
     case 'removed':
       return { '@removed': { reason: change.reason ?? 'deleted' }, '@id': change.id } satisfies RemovalRecord;
     default:

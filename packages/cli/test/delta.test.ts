@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createODataClient, type ODataClient } from '@sluice/odata';
-import { sluiceCLI, startODataServer, type ODataTestServer, type SluiceCLI } from '@sluice/testkit';
+import { NESTED_DELTA_EDMX, sluiceCLI, startODataServer, startServer, type ODataTestServer, type SluiceCLI } from '@sluice/testkit';
 import { keyOfId } from '../src/delta-export.js';
 import { parseCSV } from './helpers.js';
 
@@ -184,6 +184,61 @@ describe('sluice export --delta-state --format csv', () => {
     expect(changed!.slice(0, 4)).toEqual(['', '', String(kept), `${version}-keep, "quoted"`]);
     expect(changed![status]).toBe('Open');
     expect(removed).toEqual(['deleted', `${root}Orders(${gone})`, String(gone), ...header!.slice(3).map(() => '')]);
+  });
+});
+
+describe('sluice export --delta-state with nested deltas (OData JSON 4.01 "Nav@delta")', () => {
+  // The first read, then the kept delta link answered with changes of the customer's expanded orders.
+  const FULL = { '@odata.context': '$metadata#Customers', value: [{ ID: 'BOTTM', ContactName: 'Susan', Orders: [{ OrderID: 10643 }] }], '@odata.deltaLink': 'Customers?$expand=Orders&$deltatoken=1' };
+  const DELTA = {
+    '@context': '$metadata#Customers/$delta',
+    value: [
+      {
+        '@id': "Customers('BOTTM')", ID: 'BOTTM', ContactName: 'Susan Halvenstern',
+        'Orders@delta': [
+          { '@removed': { reason: 'deleted' }, '@id': 'Orders(10643)' },
+          { '@removed': { reason: 'changed' }, OrderID: 10692 },
+          { '@id': 'Orders(10645)', OrderID: 10645, ShippedDate: '2026-11-01T00:00:00Z' },
+        ],
+      },
+      { '@removed': { reason: 'deleted' }, '@id': "Customers('DUMON')" },
+    ],
+    '@deltaLink': 'Customers?$expand=Orders&$deltatoken=2',
+  };
+
+  it('writes an entity change with its related changes as "Orders@delta" (NDJSON and JSON)', async () => {
+    const service = await startServer((req, res) => {
+      const url = req.url ?? '';
+      if (url.startsWith('/svc/$metadata')) { res.writeHead(200, { 'content-type': 'application/xml', 'odata-version': '4.0' }).end(NESTED_DELTA_EDMX); return; }
+      const body = url === '/svc/' ? { value: [{ name: 'Customers', url: 'Customers' }] } : url.includes('$deltatoken=1') ? DELTA : FULL;
+      res.writeHead(200, { 'content-type': 'application/json', 'odata-version': '4.0' }).end(JSON.stringify(body));
+    });
+    try {
+      const root = `${service.origin}/svc/`;
+      const state = join(dir, 'nested.json');
+      const first = await cli.run(['export', root, 'Customers', '--expand', 'Orders', '--delta-state', state, '--quiet']);
+      expect(first.code, first.stderr).toBe(0);
+      expect(lines(first.stdout)).toEqual([{ ID: 'BOTTM', ContactName: 'Susan', Orders: [{ OrderID: 10643 }] }]);
+      const changed = {
+        ID: 'BOTTM', ContactName: 'Susan Halvenstern',
+        'Orders@delta': [
+          { '@removed': { reason: 'deleted' }, '@id': 'Orders(10643)' },
+          // named by key only, and the CLI loads no $metadata to tell its set (NavigationPropertyBinding): no @id
+          { '@removed': { reason: 'changed' }, OrderID: 10692 },
+          { OrderID: 10645, ShippedDate: '2026-11-01T00:00:00Z' },
+        ],
+      };
+      const removed = { '@removed': { reason: 'deleted' }, '@id': "Customers('DUMON')" };
+      const second = await cli.run(['export', root, 'Customers', '--expand', 'Orders', '--delta-state', state, '--quiet']);
+      expect(second.code, second.stderr).toBe(0);
+      expect(lines(second.stdout)).toEqual([changed, removed]);
+      await writeFile(state, await readFile(state, 'utf8').then((text) => text.replace('deltatoken=2', 'deltatoken=1')));
+      const json = await cli.run(['export', root, 'Customers', '--expand', 'Orders', '--delta-state', state, '--format', 'json', '--quiet']);
+      expect(json.code, json.stderr).toBe(0);
+      expect(JSON.parse(json.stdout)).toEqual([changed, removed]);
+    } finally {
+      await service.close();
+    }
   });
 });
 

@@ -2,7 +2,7 @@
 // named by their key properties instead of @id, and nested deltas of an expanded navigation
 // (`Orders@delta`). A node:http server answers the kept delta link with the payload written here after the
 // shape of the specification's nested-delta example.
-import { startServer, type TestServer } from '@sluice/testkit';
+import { NESTED_DELTA_EDMX as EDMX, startServer, type TestServer } from '@sluice/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createODataClient, DeltaSync, type DeltaChange, type DeltaStore, type ODataClient } from '../src/index.js';
 
@@ -24,12 +24,6 @@ function keptLink(link: string): DeltaStore & { saved: string[] } {
   };
 }
 
-const EDMX = '<?xml version="1.0"?><edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx"><edmx:DataServices>' +
-  '<Schema Namespace="S" xmlns="http://docs.oasis-open.org/odata/ns/edm">' +
-  '<EntityType Name="Customer"><Key><PropertyRef Name="ID"/></Key><Property Name="ID" Type="Edm.String" Nullable="false"/><Property Name="ContactName" Type="Edm.String"/><NavigationProperty Name="Orders" Type="Collection(S.Order)"/></EntityType>' +
-  '<EntityType Name="Order"><Key><PropertyRef Name="OrderID"/></Key><Property Name="OrderID" Type="Edm.Int32" Nullable="false"/><Property Name="ShippedDate" Type="Edm.DateTimeOffset"/></EntityType>' +
-  '<EntityContainer Name="C"><EntitySet Name="Customers" EntityType="S.Customer"><NavigationPropertyBinding Path="Orders" Target="Orders"/></EntitySet><EntitySet Name="Orders" EntityType="S.Order"/></EntityContainer>' +
-  '</Schema></edmx:DataServices></edmx:Edmx>';
 
 const PAGE = {
   '@context': '$metadata#Customers/$delta',
