@@ -131,16 +131,24 @@ describe('syncEntitySet into SQLite', () => {
     expect(tableOrders(read(path, ORDERS_SQL))).toEqual(await serviceOrders(od));
   });
 
-  it('schema drift: a column the select now leaves out is an error naming it; a new selected property becomes a column', async () => {
+  it('schema drift: a column the select now leaves out is an error naming it; a new selected property becomes a column filled for every row', async () => {
     const od = kit.client();
     const path = join(dir, 'drift.db');
     const into = `sqlite:${path}`;
+    await createOrders(od, 3, 'drift');
     await syncEntitySet({ od, entitySet: 'Orders', into, select: ['ID', 'Customer'] });
+    // One order changes, the others do not: every row must get its Status, not only the changed one.
+    const [changed] = [...kit.server().writes!.store.orders.keys()];
+    await od.from('Orders').key(changed!).update({ Status: 'Shipped' }, { etag: '*' });
     const notices: string[] = [];
     const wider = await syncEntitySet({ od, entitySet: 'Orders', into, select: ['ID', 'Customer', 'Status'], onNotice: (m) => notices.push(m) });
-    expect(wider.run).toBe('delta');
-    expect(notices).toEqual([expect.stringMatching(/new property Status of Orders: added as column of Orders; rows that do not change keep NULL there until --rebuild/)]);
+    expect(wider).toMatchObject({ run: 'reload', mode: 'delta', upserted: kit.server().writes!.store.orders.size });
+    expect(notices).toEqual([expect.stringMatching(/new property Status of Orders: reloading Orders into a new table with this column, which replaces Orders when complete/)]);
     expect(read(path, 'PRAGMA table_info(Orders)').map((c) => c['name'])).toEqual(['ID', 'Customer', 'Status']);
+    const service = (await serviceOrders(od)).map((o) => ({ ID: o.ID, Customer: o.Customer, Status: o.Status }));
+    expect(read(path, 'SELECT ID, Customer, Status FROM Orders ORDER BY ID')).toEqual(service);
+    expect(service.filter((o) => o.Status !== 'Shipped').length).toBeGreaterThan(0);
+    expect(await syncEntitySet({ od, entitySet: 'Orders', into, select: ['ID', 'Customer', 'Status'] })).toMatchObject({ run: 'delta', upserted: 0 });
     await expect(syncEntitySet({ od, entitySet: 'Orders', into, select: ['ID', 'Status'] })).rejects.toThrow(/table Orders has column Customer, which --select now leaves out/);
     // another $filter: the rows would no longer match the query
     const filtered = od.from('Orders').filter('ID gt 1').select('ID', 'Customer', 'Status');

@@ -1,11 +1,10 @@
 // Schema drift between the columns a table was synced with and `$metadata` now: a new property becomes a
-// new column; a changed type, a changed key or a column that would no longer be written is an error that
-// names it (`--rebuild` reloads). Nothing is dropped or rewritten silently.
+// new column, filled for every row by a reload (rows that do not change would otherwise keep NULL there); a
+// changed type, a changed key or a column that would no longer be written is an error that names it
+// (`--rebuild` reloads). Nothing is dropped or rewritten silently.
 import type { ServiceMetadata } from '@sluice/odata';
 import { entityTypeOf, type Column } from '../columns.js';
 import { SinkError } from '../errors.js';
-import type { SqlTarget } from './sql-target.js';
-import { ident, sqlType } from './sql-types.js';
 import type { SyncState } from './state.js';
 
 function typeText(c: Column): string {
@@ -14,14 +13,12 @@ function typeText(c: Column): string {
 }
 
 /**
- * Compares the kept columns of `state` with `columns`; adds the new ones to `table` (when it exists) and
- * tells `notice`. Throws a SinkError `drift` naming the first property whose type or key role changed, or
- * that the table has but the sync would no longer write.
+ * Compares the kept columns of `state` with `columns` and resolves with the columns that are new (the
+ * caller reloads the table with them). Throws a SinkError `drift` naming the first property whose type or
+ * key role changed, or that the table has but the sync would no longer write.
  */
-export async function checkDrift(
-  target: SqlTarget, table: string, md: ServiceMetadata, entitySet: string, state: SyncState, columns: readonly Column[],
-  notice: ((message: string) => void) | undefined,
-): Promise<void> {
+export function checkDrift(md: ServiceMetadata, entitySet: string, state: SyncState, columns: readonly Column[]): Column[] {
+  const table = state.table;
   const kept = new Map(state.columns.map((c) => [c.name, c]));
   const now = new Map(columns.map((c) => [c.name, c]));
   const hint = '--rebuild reloads the table with the new shape';
@@ -40,12 +37,14 @@ export async function checkDrift(
       ? `table ${table} has column ${before.name}, which --select now leaves out: its values would go stale (${hint}, or select it)`
       : `property ${before.name} is gone from ${entitySet} in $metadata, but table ${table} has it (${hint})`, 'drift');
   }
-  const added = columns.filter((c) => !kept.has(c.name));
-  if (added.length === 0 || state.phase === 'loading') return;
-  const existing = await target.describe(table);
-  if (existing === undefined) return;
-  await target.transaction(async () => {
-    for (const c of added) await target.exec(`ALTER TABLE ${ident(table)} ADD COLUMN ${ident(c.name)} ${sqlType(target.dialect, c)}`);
-  });
-  notice?.(`new propert${added.length === 1 ? 'y' : 'ies'} ${added.map((c) => c.name).join(', ')} of ${entitySet}: added as column${added.length === 1 ? '' : 's'} of ${table}; rows that do not change keep NULL there until --rebuild`);
+  return columns.filter((c) => !kept.has(c.name));
+}
+
+/** What the user is told about new columns: `reload` when the table is read again to fill them. */
+export function addedNotice(added: readonly Column[], entitySet: string, table: string, reload: boolean): string {
+  const one = added.length === 1;
+  const what = `new propert${one ? 'y' : 'ies'} ${added.map((c) => c.name).join(', ')} of ${entitySet}`;
+  return reload
+    ? `${what}: reloading ${entitySet} into a new table with ${one ? 'this column' : 'these columns'}, which replaces ${table} when complete (every row gets ${one ? 'its value' : 'their values'}; until then ${table} is as it was)`
+    : `${what}: ${one ? 'a column' : 'columns'} of the table this run loads`;
 }

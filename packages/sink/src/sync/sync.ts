@@ -7,7 +7,7 @@ import { columnsOf, entityTypeOf, type Column } from '../columns.js';
 import { SinkError } from '../errors.js';
 import { ahead } from './ahead.js';
 import { applyChanges, RowMaker } from './apply.js';
-import { checkDrift } from './drift.js';
+import { addedNotice, checkDrift } from './drift.js';
 import { checkPartitionSettings, DEFAULT_PARALLEL, partitionPages, planSnapshot } from './partitions.js';
 import type { SqlTarget } from './sql-target.js';
 import { ident, sqlType } from './sql-types.js';
@@ -56,7 +56,7 @@ export interface SyncResult {
   readonly table: string;
   /** The target as named in messages (no password). */
   readonly target: string;
-  /** `load` (everything, first run or after `rebuild`), `reload` (after a refused delta link), `delta` or `snapshot`. */
+  /** `load` (everything, first run or after `rebuild`), `reload` (after a refused delta link, or to fill new columns), `delta` or `snapshot`. */
   readonly run: 'load' | 'reload' | 'delta' | 'snapshot';
   readonly mode: 'delta' | 'snapshot';
   readonly upserted: number;
@@ -145,6 +145,12 @@ class Run {
       if (last) return page.deltaLink === undefined ? 'snapshot' : 'delta';
     }
     throw new SinkError('the change-tracking read ended without a last page', 'state');
+  }
+
+  /** Reads everything again into a new table that replaces the table when complete (a refused delta link, new columns). */
+  async reload(previous: SyncState): Promise<'delta' | 'snapshot'> {
+    const staging = await this.startLoad('delta', previous);
+    return this.delta(staging, undefined, previous, true);
   }
 
   /**
@@ -237,11 +243,14 @@ export async function syncEntitySet(options: SyncOptions): Promise<SyncResult> {
     if (previous?.query !== undefined && now !== undefined && previous.query !== now) {
       throw new SinkError(`the query of table ${table} changed since it was synced (from ${previous.query} to ${now}): its rows would no longer match (--rebuild reloads)`, 'drift');
     }
-    if (previous !== undefined) await checkDrift(target, table, md, options.entitySet, previous, columns, options.onNotice);
+    // New properties: a table tracked by delta is reloaded with them (see below), a load or snapshot has them.
+    const added = previous === undefined ? [] : checkDrift(md, options.entitySet, previous, columns);
+    const reloadFor = previous?.phase === 'tracking' && previous.mode === 'delta' && added.length > 0;
     const run = new Run(options, target, table, columns, query, new Date().toISOString());
     const result = (kind: SyncResult['run'], mode: SyncResult['mode']): SyncResult =>
       ({ table, target: target.name, run: kind, mode, upserted: run.upserted, deleted: run.deleted, pages: run.pages });
 
+    if (added.length > 0 && !reloadFor) options.onNotice?.(addedNotice(added, options.entitySet, table, false));
     const mode = options.mode ?? 'auto';
     if (options.partitions !== undefined) {
       const plan = await planSnapshot(query, options, options.signal);
@@ -262,15 +271,17 @@ export async function syncEntitySet(options: SyncOptions): Promise<SyncResult> {
       if (ended === 'snapshot') options.onNotice?.(`the service does not track changes of ${options.entitySet}: it was loaded as a snapshot, and each run reloads it (--mode snapshot)`);
       return result('load', ended);
     }
+    if (reloadFor) {
+      options.onNotice?.(addedNotice(added, options.entitySet, table, true));
+      return result('reload', await run.reload(previous));
+    }
     try {
       await run.delta(table, previous.resumeLink, previous, false);
       return result('delta', 'delta');
     } catch (error) {
       if (!(error instanceof DeltaExpiredError)) throw error;
       options.onNotice?.(`the service refused the kept delta link (HTTP ${error.status}): reloading ${options.entitySet} into a new table that replaces ${table} when complete`);
-      const staging = await run.startLoad('delta', previous);
-      const ended = await run.delta(staging, undefined, previous, true);
-      return result('reload', ended);
+      return result('reload', await run.reload(previous));
     }
   } finally {
     await target.close();
