@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '@sluice/core';
@@ -44,6 +45,8 @@ export async function removeStaleParts(dir: string, keep: ReadonlySet<string>): 
 async function eachPartition(partitions: readonly Partition[], limit: number, signal: AbortSignal, work: (p: Partition, signal: AbortSignal) => Promise<void>): Promise<void> {
   const stop = new AbortController();
   const both = AbortSignal.any([signal, stop.signal]);
+  // Every request in flight listens to it (and the rate limiter's waits): a few per partition read at once.
+  setMaxListeners(4 * limit + 10, both);
   let next = 0;
   let failure: { error: unknown } | undefined;
   const run = async (): Promise<void> => {

@@ -53,6 +53,13 @@ describe('sluice export --partitions', () => {
     expect(JSON.parse(first)).toEqual(expectedProduct(1));
   });
 
+  it('reads 16 partitions at once without a warning on stderr (the shared abort signal has a listener per request)', async () => {
+    const out = fresh();
+    const r = await cli.run(['export', srv.v4, 'Products', '--partitions', '16', '--parallel', '16', '--quiet', '--out', out]);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect((await manifestOf(out)).records).toBe(PRODUCTS);
+  });
+
   it('writes CSV parts with one header each and JSON parts as arrays, split on a string with quotes', async () => {
     const csvOut = fresh();
     const c = await cli.run(['export', srv.v4, 'Products', '--partitions', '5', '--partition-by', 'Name', '-f', 'csv', '--out', csvOut, '--filter', 'ID le 300', '-q']);

@@ -4,7 +4,7 @@ import type { EntityTypeInfo, PropertyInfo } from '../metadata/model.js';
 /**
  * How partition boundaries are found. `quantiles` (the default) counts the matching records (`$count`,
  * one request) and reads the property at each boundary's offset (`$orderby` + `$skip` + `$top=1` +
- * `$select`, one request per boundary: N - 1 for N partitions), so every partition holds about as many
+ * `$select`, one request per boundary: N - 1 for N partitions, 16 at a time), so every partition holds about as many
  * records, on any orderable type. `minmax` reads the smallest and largest value (two requests) and
  * splits that span into equal widths: cheaper, for integer properties only, and partitions are even only
  * when the values are.
