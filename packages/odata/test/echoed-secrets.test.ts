@@ -47,3 +47,58 @@ describe('a failed $batch part does not carry a credential the service echoes', 
     });
   }
 });
+
+describe('errors the stream parser builds from body excerpts do not carry a credential the service echoes', () => {
+  /** A server answering Orders with `page(token)`, the bearer token it was sent put into the body. */
+  async function echoing(page: (token: string) => string, authorization = `Bearer ${TOKEN}`) {
+    const server = track(await startServer((req, res) => {
+      const token = String(req.headers.authorization).replace(/^Bearer /, '');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(page(token));
+    }));
+    return track(createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', pageRetries: 0, http: { retry: false, headers: { authorization } } }));
+  }
+
+  const password = 's3cr3t-pw';
+  it.each([
+    // RecordDecodeError: its message and excerpt (the record's text)
+    ['a record that is no JSON', (token: string) => `{"value":[{"ID":1},{"ID":2,"Note":the credential ${token} is not valid}]}`, `Bearer ${TOKEN}`, TOKEN],
+    // PageError and its cause: JSON.parse quotes the body where it stopped; a short password fits whole in it
+    ['a page whose envelope is no JSON', () => `{"value":[{"ID":1}],"@odata.count":${password}}`, `Basic ${Buffer.from(`ann:${password}`).toString('base64')}`, password],
+  ] as const)('%s', async (_what, page, authorization, secret) => {
+    const od = await echoing(page, authorization);
+    const errors: Error[] = [];
+    for await (const item of od.from('Orders').stream()) if (item.error !== undefined) errors.push(item.error);
+    expect(errors).toHaveLength(1);
+    const shown = [errors[0]!.message, inspect(errors[0], { depth: 6 }), JSON.stringify(errors[0])].join('\n');
+    expect(shown).toContain('[REDACTED]');
+    expect(shown).not.toContain(secret);
+  });
+});
+
+describe('parse errors of write and batch answers do not carry a credential the service echoes', () => {
+  const password = 's3cr3t-pw';
+  const authorization = `Basic ${Buffer.from(`ann:${password}`).toString('base64')}`;
+
+  it.each([
+    ['a JSON $batch answer', 'application/json', `{"responses":[${password}]}`],
+    ['a create() answer', 'application/json', `{"ID":${password}}`],
+  ] as const)('%s that is no JSON', async (what, type, body) => {
+    const server = track(await startServer((_req, res) => {
+      res.writeHead(what.includes('batch') ? 200 : 201, { 'content-type': type });
+      res.end(body);
+    }));
+    const od = track(createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', http: { retry: false, headers: { authorization } } }));
+    let error: unknown;
+    if (what.includes('batch')) {
+      const batch = od.batch();
+      batch.get(od.from('Orders').key(1));
+      error = await batch.send({ format: 'json' }).catch((e: unknown) => e);
+    } else {
+      error = await od.from('Orders').create({ ID: 1 }).catch((e: unknown) => e);
+    }
+    expect(error).toBeInstanceOf(Error);
+    const shown = [(error as Error).message, inspect(error, { depth: 6 }), JSON.stringify(error)].join('\n');
+    expect(shown).not.toContain(password);
+  });
+});

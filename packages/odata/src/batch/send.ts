@@ -43,14 +43,19 @@ export async function sendBatch(
   const response = await exchangeWrite(host, { method: 'POST', url, headers, body, signal: options.signal, timeout: options.timeout, deadline: options.deadline, span: { type: 'batch' } });
   if (response.status >= 400) throw writeError(await toODataError(response));
   const type = response.headers.get('content-type');
-  if (format === 'json') {
-    if (type === null || !/json/i.test(type)) {
-      await response.cancel();
-      throw new BatchFormatError(`The JSON batch was answered with content-type ${type ?? 'missing'}`, response.status);
-    }
-    return scrubFailedParts(await readJsonBatch(response.body, groups, response.status, limits), response.secrets);
+  if (format === 'json' && (type === null || !/json/i.test(type))) {
+    await response.cancel();
+    throw new BatchFormatError(`The JSON batch was answered with content-type ${type ?? 'missing'}`, response.status);
   }
-  return scrubFailedParts(await readMultipart(bounded(response.body, limits.maxPageBytes), type, groups, response.status), response.secrets);
+  try {
+    const parts = format === 'json'
+      ? await readJsonBatch(response.body, groups, response.status, limits)
+      : await readMultipart(bounded(response.body, limits.maxPageBytes), type, groups, response.status);
+    return scrubFailedParts(parts, response.secrets);
+  } catch (error) {
+    // A parse error quotes the answer where it stopped: the client's known secrets leave it first.
+    throw response.secrets?.scrubError(error) ?? error;
+  }
 }
 
 /**

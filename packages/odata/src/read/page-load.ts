@@ -164,10 +164,16 @@ export class PageLoad {
     if (wake) { this.wake = undefined; wake(); }
   }
 
+  /** A record's decode error, its excerpt (the record's text) and message without the client's known secrets. */
+  private decodeError(index: number, excerpt: string, cause: unknown): RecordDecodeError {
+    return this.ctx.client.secrets.scrubError(new RecordDecodeError(index, excerpt, cause));
+  }
+
   private finish(info: PageInfo | undefined, error: unknown): void {
     if (this.done) return;
     this.info = info;
-    if (error !== undefined && this.error === undefined) this.error = error;
+    // A parser error quotes the body around its position: the client's known secrets leave it first.
+    if (error !== undefined && this.error === undefined) this.error = this.ctx.client.secrets.scrubError(error);
     this.done = true;
     this.notify();
     this.onDone?.();
@@ -292,7 +298,7 @@ export class PageLoad {
           try {
             values[i - from] = this.parseOne(buf.toString('utf8', starts[i]!, ends[i]!));
           } catch (cause) {
-            values[i - from] = new RecordFailure(new RecordDecodeError(run.index + i - from, buf.toString('utf8', starts[i]!, Math.min(ends[i]!, starts[i]! + 200)), cause));
+            values[i - from] = new RecordFailure(this.decodeError(run.index + i - from, buf.toString('utf8', starts[i]!, Math.min(ends[i]!, starts[i]! + 200)), cause));
             failures++;
           }
         }
@@ -313,7 +319,7 @@ export class PageLoad {
           values[i] = value;
         } catch (cause) {
           const excerpt = run.values !== undefined ? safeJson(values[i]) : buf.toString('utf8', starts[from + i]!, Math.min(ends[from + i]!, starts[from + i]! + 200));
-          values[i] = new RecordFailure(new RecordDecodeError(run.index + i, excerpt, cause));
+          values[i] = new RecordFailure(this.decodeError(run.index + i, excerpt, cause));
           failures++;
         }
       }

@@ -80,7 +80,9 @@ export async function readJsonBody(response: SluiceResponse, parse: BodyParser |
   try {
     return parse === undefined ? JSON.parse(text) : parse(text, type);
   } catch (cause) {
-    throw new ODataFormatError(`${response.method} answered invalid JSON`, response.status, { cause });
+    // JSON.parse quotes the body where it stopped: the client's known secrets leave the error first.
+    const error = new ODataFormatError(`${response.method} answered invalid JSON`, response.status, { cause });
+    throw response.secrets?.scrubError(error) ?? error;
   }
 }
 
