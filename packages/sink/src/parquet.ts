@@ -35,13 +35,10 @@ export function parquetElement(column: Column): ParquetSchemaElement {
   const base = { name: column.name, repetition_type: column.nullable ? 'OPTIONAL' : 'REQUIRED' };
   switch (column.kind) {
     case 'boolean': return { ...base, type: 'BOOLEAN' };
-    case 'int': {
-      const bits = column.bits ?? 32;
-      const signed = column.signed !== false;
-      const converted = bits === 32 ? {} : { converted_type: `${signed ? 'INT' : 'UINT'}_${bits}` };
-      return { ...base, type: 'INT32', ...converted, logical_type: { type: 'INTEGER', bitWidth: bits, isSigned: signed } };
-    }
-    case 'int64': return { ...base, type: 'INT64', logical_type: { type: 'INTEGER', bitWidth: 64, isSigned: true } };
+    // Integers carry the converted type (INT_8 ... INT_64, UINT_8): hyparquet-writer 0.17 writes the INTEGER
+    // logical type's bit width as an i32 where the format has an i8, and DuckDB refuses such a file.
+    case 'int': return { ...base, type: 'INT32', converted_type: `${column.signed === false ? 'UINT' : 'INT'}_${column.bits ?? 32}` };
+    case 'int64': return { ...base, type: 'INT64', converted_type: 'INT_64' };
     case 'double': return { ...base, type: 'DOUBLE' };
     case 'single': return { ...base, type: 'FLOAT' };
     case 'decimal': {

@@ -6,24 +6,7 @@ import { parquetMetadata, parquetReadObjects, snappyUncompress } from 'hyparquet
 import { describe, expect, it } from 'vitest';
 import { ParquetRecordWriter, SinkError, type Column, type ParquetCodec } from '../src/index.js';
 import { snappyCompress } from '../src/snappy.js';
-
-const col = (name: string, edmType: string, kind: Column['kind'], extra: Partial<Column> = {}): Column =>
-  ({ name, edmType, kind, nullable: true, key: false, ...extra });
-
-const COLUMNS: Column[] = [
-  col('ID', 'Edm.Int32', 'int', { bits: 32, signed: true, nullable: false, key: true }),
-  col('Big', 'Edm.Int64', 'int64'),
-  col('Price', 'Edm.Decimal', 'decimal', { precision: 12, scale: 2 }),
-  col('Small', 'Edm.Decimal', 'decimal', { precision: 9, scale: 3 }),
-  col('Wide', 'Edm.Decimal', 'decimal', { precision: 30, scale: 4 }),
-  col('At', 'Edm.DateTimeOffset', 'timestamp'),
-  col('AtNs', 'Edm.DateTimeOffset', 'timestamp', { precision: 7 }),
-  col('Uid', 'Edm.Guid', 'guid'),
-  col('Name', 'Edm.String', 'string'),
-  col('Rate', 'Edm.Double', 'double'),
-  col('Flag', 'Edm.Boolean', 'boolean'),
-  col('Tiny', 'Edm.Byte', 'int', { bits: 8, signed: false }),
-];
+import { col, COLUMNS } from './parquet-fixture.js';
 
 /** Row i of the test set: every fifth value null, values on the fast path and on the exact one. */
 function row(i: number): Record<string, unknown> {
@@ -133,6 +116,18 @@ describe('ParquetRecordWriter', () => {
     expect(stats(0, 'AtNs')).toMatchObject({ min_value: -1_000_000_000n, max_value: -1_000_000_000n + 99_800n });
     expect(Number(stats(0, 'Price')['min_value'])).toBeCloseTo(-998.98, 6);
     expect(Number(stats(0, 'Price')['max_value'])).toBeCloseTo(996 * 10 + 5, 6);
+  });
+
+  it('writes a file without rows, and a chunk of nulls only, that a reader opens', async () => {
+    const empty = await write(COLUMNS, []);
+    expect(parquetMetadata(empty).num_rows).toBe(0n);
+    expect(await parquetReadObjects({ file: empty })).toEqual([]);
+    const nulls = await write(COLUMNS, [0, 1, 2].map((ID) => ({ ID })));
+    const chunk = parquetMetadata(nulls).row_groups[0]!.columns.find((c) => c.meta_data!.path_in_schema[0] === 'Big')!.meta_data!;
+    expect(chunk.statistics).toMatchObject({ null_count: 3n });
+    expect(chunk.statistics!.min_value).toBeUndefined();
+    const back = await readRaw(nulls);
+    expect(back.map((r) => [r['ID'], r['Big'] ?? null, r['Wide'] ?? null, r['Flag'] ?? null])).toEqual([[0, null, null, null], [1, null, null, null], [2, null, null, null]]);
   });
 
   it('orders text bounds by UTF-8 bytes, not UTF-16 units', async () => {
