@@ -43,7 +43,7 @@ function checkSyncPartitions(flags: SyncFlags): void {
 function summary(result: SyncResult, entitySet: string, seconds: number): string {
   const records = result.upserted + result.deleted;
   const what = result.run === 'delta' ? `${formatCount(result.upserted)} upserted, ${formatCount(result.deleted)} deleted`
-    : `${recordsText(result.upserted)} loaded${result.run === 'reload' ? ' again (the delta link was refused)' : ''}`;
+    : `${recordsText(result.upserted)} loaded${result.run === 'reload' ? ' again into a new table' : ''}`;
   const peak = process.resourceUsage().maxRSS / 1024;
   const parts = result.partitions === undefined ? '' : `, ${result.partitions} partitions`;
   return `sluice: synced ${entitySet} into ${result.target} table ${result.table} (${result.run === 'delta' ? 'changes' : result.run}, mode ${result.mode}${parts}): ` +

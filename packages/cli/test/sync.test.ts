@@ -64,6 +64,17 @@ describe('sluice sync into SQLite', () => {
     expect(tableRows(path)).toEqual(await serviceRows(kit.od()));
   });
 
+  it('a property newly in --select: the set is loaded again with the column, every row has its value', async () => {
+    const path = join(kit.dir(), 'wider.db');
+    const args = ['sync', kit.srv().v4, 'Orders', '--into', `sqlite:${path}`, '--select'];
+    expect(await kit.cli().run([...args, 'ID,Customer,Amount,Quantity'])).toMatchObject({ code: 0 });
+    const wider = await kit.cli().run([...args, 'ID,Customer,Amount,Quantity,Status']);
+    expect(wider.code).toBe(0);
+    expect(wider.stderr).toMatch(/new property Status of Orders: reloading Orders into a new table with this column/);
+    expect(wider.stderr).toMatch(/table Orders \(reload, mode delta\): [\d,]+ records? loaded again into a new table in /);
+    expect(tableRows(path)).toEqual(await serviceRows(kit.od()));
+  });
+
   it('bad input exits 2 before anything is read: no --into, an unknown scheme, a key left out of --select', async () => {
     const srv = kit.srv();
     const before = srv.requests.length;
