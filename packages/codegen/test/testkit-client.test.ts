@@ -1,6 +1,6 @@
 // A generated client used for real: the types sluice generates from the testkit OData server's $metadata
 // (test/generated/testkit-v4.ts and -v2.ts, checked here to be what its metadata gives now) type a client
-// that reads, writes and calls operations on that server, with the model module of generateRuntime().
+// that reads, writes and calls an action on that server, with the model module of generateRuntime().
 import { readFileSync } from 'node:fs';
 import { startODataServer, type ODataTestServer } from '@sluice/testkit';
 import { createODataClient, type ServiceModel } from '@sluice/odata';
@@ -34,7 +34,10 @@ describe('a generated client against the testkit OData server', () => {
     for (const v of ['v4', 'v2'] as const) expect(text[v]).toBe(readFileSync(new URL(`./fixtures/testkit/${v}.xml`, import.meta.url), 'utf8'));
   });
 
-  it('v4: reads, writes and operations typed by the generated Service, encoded by the generated model', async () => {
+  // What the client does with a spec (reads, keys, navigation, writes, operations, batch, v2) is tested in
+  // packages/odata/test/typed/typed-client.test.ts against the same server; here: that the generated types and
+  // the generateRuntime() model are what such a client needs.
+  it('v4: the generated Service types reads, a create and a bound action; the generated model encodes Decimal and Int64 strings', async () => {
     const od = createODataClient<V4>({ serviceURL: srv.v4, metadata: runtimeModel(text.v4), http: { retry: false } });
     closers.push(() => od.close());
     const start = srv.requests.length;
@@ -43,33 +46,24 @@ describe('a generated client against the testkit OData server', () => {
     expect(cheap.map((p) => p.ID)).toEqual([6, 18, 5]);
     // Decimal and Int64 compared as the strings the types say they are: typed literals, by the model.
     expect(decodeURIComponent(srv.requests.at(-1)!.url)).toContain('Price le 500 and Stock ge 0');
-    const product = await od.from('Products').key(2).expand('Category').get();
-    expect(product.Category?.ID).toBe(product.CategoryID);
-    expect(await od.from('OrderItems').key({ OrderID: 2, ItemNo: 'B' }).get()).toMatchObject({ OrderID: 2, ItemNo: 'B' });
-
     const created = await od.from('Orders').create({ Customer: 'Generated', Amount: '12.50', Quantity: '3' });
     const order: Order = created.value!;
     expect(order).toMatchObject({ Customer: 'Generated', Amount: '12.50', Quantity: '3' });
-    await od.from('Orders').key(order.ID).update({ Status: 'Checked' }, { etag: created.etag! });
     const approved = await od.from('Orders').key(order.ID).action('Demo.Approve', { Comment: 'generated' }).execute({ etag: '*' });
     expect(approved.value?.Status).toBe('Approved');
-    expect(await od.function('Echo', { Text: 'gen', Count: 2 }).execute()).toBe('gen|2');
-    await od.from('Orders').key(order.ID).delete({ etag: '*' });
-    await expect(od.from('Orders').key(order.ID).get()).rejects.toMatchObject({ status: 404 });
     // The model came with the module: no $metadata request, no version detection.
     expect(srv.requests.slice(start).filter((r) => r.url.includes('$metadata'))).toEqual([]);
   });
 
-  it('v2: the same calls through the v2 types; a GET function import is a function', async () => {
+  it('v2: the generated types say v2 dates are ISO text and a GET function import is a function, as the client reads and calls them', async () => {
     const od = createODataClient<V2>({ serviceURL: srv.v2, metadata: runtimeModel(text.v2), http: { retry: false } });
     closers.push(() => od.close());
     const rows = await od.from('Products').select('ID', 'Stock', 'ReleaseDate').filter((f) => f.ge('Stock', '0')).top(2).list();
     expect(rows).toHaveLength(2);
-    // One representation on both versions: v2's /Date(ms)/ reads as ISO text, as the types say.
-    expect(rows[0]!.ReleaseDate).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z$/);
+    const released: string = rows[0]!.ReleaseDate;
+    expect(released).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z$/);
     expect(decodeURIComponent(srv.requests.at(-1)!.url)).toContain('Stock ge 0L');
     expect(await od.function('Echo', { Text: 'v2', Count: 1 }).execute()).toBe('v2|1');
-    const { value } = await od.from('Orders').create({ Customer: 'V2 generated', Amount: '1.00', Quantity: '1' });
-    expect(value?.Customer).toBe('V2 generated');
+    expect(srv.requests.at(-1)!.method).toBe('GET');
   });
 });

@@ -42,12 +42,14 @@ export type {
 export type { ServiceSpec, EntityTypeSpec, NavSpec, OperationSpec, EmptyMap } from './typed/spec.js';
 export type { TypedODataClient } from './typed/client.js';
 export type { HasUntyped } from './untyped-view.js';
-export type { TypedQuery, TypedEntity, TypedExpandOptions, TypedActionCall, TypedFunctionCall, TypedRow, Expanded } from './typed/query.js';
+export type { TypedQuery, TypedEntity, TypedActionCall, TypedFunctionCall, TypedRow } from './typed/query.js';
+export type { TypedExpandOptions, Expanded, ExpandedRow, SelectOf, MaxExpandDepth } from './typed/expand.js';
 export type { TypedFilterBuilder } from './typed/filter.js';
 export type {
   PropName, PropOfEdm, NumericEdm, DateEdm, TimeEdm, FilterValue, NavName, NavOneName, NavManyName, NavTarget, SpecOf, NavValue, Selected, OrderItem, KeyArg,
-  CreateInput, UpdateInput, Operation, ParamsArg, ExtraFilterValue, KeyObject, SingleKey, NavPath, FilterPath, PathValue,
+  CreateInput, UpdateInput, Operation, ParamsArg, ExtraFilterValue, KeyObject, SingleKey, NavPath, FilterPath,
 } from './typed/names.js';
+export type { CheckPath, CheckManyPath, CheckOrderItem, ManyTarget, MaxPathHops, PathStart, PathValue } from './typed/paths.js';
 export { BatchFormatError } from './batch/errors.js';
 export { Batch, Changeset, BatchOperation, BatchRef, type BatchSendOptions, type BatchTarget } from './batch/batch.js';
 export type { BatchResult } from './batch/results.js';

@@ -42,13 +42,6 @@ export type NavPath<E extends EntityTypeSpec> = { [N in NavOneName<E>]: `${N}/${
 /** What a filter comparison or `orderBy` takes: a property name, or a property through a to-one navigation. */
 export type FilterPath<E extends EntityTypeSpec> = PropName<E> | NavPath<E>;
 
-/** The values path `P` compares with: {@link FilterValue} of the property (or `null` too through a navigation, which may be absent). */
-export type PathValue<E extends EntityTypeSpec, P extends string> = P extends PropName<E>
-  ? FilterValue<E, P>
-  : P extends `${infer N}/${infer K}`
-    ? N extends NavOneName<E> ? (K extends PropName<NavTarget<E, N>> ? FilterValue<NavTarget<E, N>, K> | null : never) : never
-    : never;
-
 /** The target entity type of navigation property `N`. */
 export type NavTarget<E extends EntityTypeSpec, N extends NavName<E>> = E['nav'][N] extends { target: infer T extends EntityTypeSpec } ? T : never;
 

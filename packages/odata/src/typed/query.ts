@@ -10,9 +10,11 @@ import type { CreateOptions, DeleteOptions, UpdateOptions, WriteResult } from '.
 import type { ETagSource } from '../write/etag.js';
 import type { TypedFilterBuilder } from './filter.js';
 import type {
-  CreateInput, KeyArg, NavManyName, NavName, NavOneName, NavTarget, NavValue, Operation, OrderItem, ParamsArg, PropName, Selected, UpdateInput,
+  CreateInput, KeyArg, NavManyName, NavName, NavOneName, NavTarget, Operation, ParamsArg, PropName, Selected, UpdateInput,
 } from './names.js';
-import type { EntityTypeSpec } from './spec.js';
+import type { CheckOrderItem } from './paths.js';
+import type { Expanded, TypedExpandOptions } from './expand.js';
+import type { EmptyMap, EntityTypeSpec } from './spec.js';
 
 /** An action of a typed client: parameters were given with the name; `execute()` sends it. */
 export interface TypedActionCall<R> {
@@ -26,24 +28,8 @@ export interface TypedFunctionCall<R> {
   execute(options?: FunctionOptions): Promise<R>;
 }
 
-/** Options nested in a typed `$expand` item (v4): the target's property names are checked. */
-export interface TypedExpandOptions<T extends EntityTypeSpec, K extends string = PropName<T>> {
-  /** Properties of the target to read (narrows the expanded value's type). */
-  select?: readonly K[] | undefined;
-  filter?: string | Expr | ((f: TypedFilterBuilder<T>) => Expr) | undefined;
-  orderBy?: readonly OrderItem<T>[] | undefined;
-  top?: number | undefined;
-  skip?: number | undefined;
-  count?: boolean | undefined;
-  /** Navigation properties of the target to expand in turn. */
-  expand?: readonly NavName<T>[] | undefined;
-}
-
 /** The rows a typed query reads: the selected properties and the expanded navigation properties. */
 export type TypedRow<E extends EntityTypeSpec, Sel extends string, X> = Selected<E, Sel> & X;
-
-/** What `expand(N, { select })` adds to the row type. */
-export type Expanded<E extends EntityTypeSpec, N extends NavName<E>, K extends string> = { [P in N]: NavValue<E, N, Selected<NavTarget<E, N>, K>> };
 
 /**
  * A collection query of a typed client (the same object as {@link Query} at run time): an entity set
@@ -62,12 +48,10 @@ export interface TypedQuery<E extends EntityTypeSpec, Sel extends string = never
   filter(condition: string | Expr | ((f: TypedFilterBuilder<E>) => Expr)): TypedQuery<E, Sel, X>;
   /** Adds properties to `$select`; the rows then have only the selected properties (and the expanded ones). */
   select<K extends PropName<E>>(...properties: K[]): TypedQuery<E, Sel | K, X>;
-  /** Expands a navigation property (nested options in v4); the rows gain it, typed by its target. */
-  expand<N extends NavName<E>, K extends PropName<NavTarget<E, N>> = never>(
-    navigation: N, nested?: TypedExpandOptions<NavTarget<E, N>, K>,
-  ): TypedQuery<E, Sel, X & Expanded<E, N, K>>;
-  /** Adds `$orderby` items: `'Price desc'`, `'Name'`. */
-  orderBy(...items: OrderItem<E>[]): TypedQuery<E, Sel, X>;
+  /** Expands a navigation property (nested options in v4); the rows gain it, typed by its target as the options read it. */
+  expand<N extends NavName<E>, const O extends TypedExpandOptions<NavTarget<E, N>> = EmptyMap>(navigation: N, nested?: O & TypedExpandOptions<NavTarget<E, N>>): TypedQuery<E, Sel, X & Expanded<E, N, O>>;
+  /** Adds `$orderby` items: `'Price desc'`, `'Name'`, `'Category/Name asc'` (paths as the filter builder takes them). */
+  orderBy<P extends string>(...items: (P & CheckOrderItem<E, P>)[]): TypedQuery<E, Sel, X>;
   /** `$top` */ top(n: number): TypedQuery<E, Sel, X>;
   /** `$skip` */ skip(n: number): TypedQuery<E, Sel, X>;
   /** Asks for the total count inline. */ count(): TypedQuery<E, Sel, X>;
@@ -106,10 +90,8 @@ export interface TypedQuery<E extends EntityTypeSpec, Sel extends string = never
 export interface TypedEntity<E extends EntityTypeSpec, Sel extends string = never, X = unknown> {
   /** Adds properties to `$select`. */
   select<K extends PropName<E>>(...properties: K[]): TypedEntity<E, Sel | K, X>;
-  /** Expands a navigation property. */
-  expand<N extends NavName<E>, K extends PropName<NavTarget<E, N>> = never>(
-    navigation: N, nested?: TypedExpandOptions<NavTarget<E, N>, K>,
-  ): TypedEntity<E, Sel, X & Expanded<E, N, K>>;
+  /** Expands a navigation property (nested options in v4), typed as for {@link TypedQuery.expand}. */
+  expand<N extends NavName<E>, const O extends TypedExpandOptions<NavTarget<E, N>> = EmptyMap>(navigation: N, nested?: O & TypedExpandOptions<NavTarget<E, N>>): TypedEntity<E, Sel, X & Expanded<E, N, O>>;
   /** A custom query option. */
   param(name: string, value: string | number | boolean): TypedEntity<E, Sel, X>;
   /** Follows a to-one navigation property. */

@@ -63,10 +63,10 @@ describe('typed client against the testkit OData server, model given ahead', () 
     expect(overhead(start)).toEqual([]);
   });
 
-  it('v4: an Int64 and a date compared as strings are written as typed literals by the model', async () => {
+  it('v4: an Int64, a Decimal and a date compared as strings are written as typed literals by the model', async () => {
     const od = typed('4.0', true);
-    const q = od.from('Products').filter((f) => f.and(f.ge('Stock', '0'), f.lt('ReleaseDate', '2100-01-01T00:00:00Z')));
-    expect(decodeURIComponent(q.toURL())).toContain('$filter=Stock ge 0 and ReleaseDate lt 2100-01-01T00:00:00Z');
+    const q = od.from('Products').filter((f) => f.and(f.ge('Stock', '0'), f.le('Price', '1000'), f.lt('ReleaseDate', '2100-01-01T00:00:00Z')));
+    expect(decodeURIComponent(q.toURL())).toContain('$filter=Stock ge 0 and Price le 1000 and ReleaseDate lt 2100-01-01T00:00:00Z');
     expect((await q.top(2).list())).toHaveLength(2);
     // Without the model the same strings are string literals, which the service refuses.
     const bare = typed('4.0', false).from('Products').filter((f) => f.ge('Stock', '0'));
@@ -96,6 +96,46 @@ describe('typed client against the testkit OData server, model given ahead', () 
     await od.from('Orders').key(id).delete({ etag: '*' });
     await expect(od.from('Orders').key(id).get()).rejects.toMatchObject({ status: 404 });
     expect(overhead(start)).toEqual([]);
+  });
+
+  it('v4: paths through to-one navigation, in lambdas too, and any/all over a to-many one reached through it, run by the server', async () => {
+    const od = typed('4.0', true);
+    const all = await od.from('Products').select('ID', 'Price', 'CategoryID').expand('Category').list();
+    const pricey = new Set(all.filter((p) => Number(p.Price) > 900).map((p) => p.CategoryID));
+    expect(pricey.size).toBeGreaterThan(0);
+    // Products whose category has a product over 900: a to-many navigation reached through a to-one one.
+    const q = od.from('Products').select('ID').filter((f) => f.and(f.any('Category/Products', 'p', (p) => p.gt('Price', '900')), f.ge('Category/ID', 0)))
+      .orderBy('Category/Name desc', 'ID');
+    // The Decimal in the lambda is written as a number literal by the model; the lambda's paths start at its variable.
+    expect(decodeURIComponent(q.toURL())).toContain('$filter=Category/Products/any(p:p/Price gt 900) and Category/ID ge 0&$select=ID&$orderby=Category/Name desc,ID');
+    const expected = all.filter((p) => pricey.has(p.CategoryID))
+      .sort((a, b) => (b.Category?.Name ?? '').localeCompare(a.Category?.Name ?? '') || a.ID - b.ID).map((p) => p.ID);
+    expect((await q.list()).map((p) => p.ID)).toEqual(expected);
+    // all() the same way: categories of products all of whose category's products cost more than 0.
+    const everything = await od.from('Products').select('ID').filter((f) => f.all('Category/Products', 'p', (p) => p.gt('Price', '0'))).list();
+    expect(everything).toHaveLength(all.length);
+    // A path through a to-one navigation inside a lambda over a to-many one.
+    const name = all.find((p) => p.ID === 2)!.Category!.Name;
+    const categories = await od.from('Categories').filter((f) => f.any('Products', 'p', (p) => p.and(p.eq('Category/Name', name), p.eq('ID', 2)))).list();
+    expect(categories.map((c) => c.Name)).toEqual([name]);
+  });
+
+  it('v4: nested expand options shape the rows as their types say', async () => {
+    const od = typed('4.0', true);
+    const categories = await od.from('Categories').select('ID').orderBy('ID')
+      .expand('Products', { select: ['ID', 'Name'], orderBy: ['ID desc'], top: 2, expand: { Category: { select: ['Name'] } } }).list();
+    const products = categories.flatMap((c) => c.Products);
+    expect(products.length).toBeGreaterThan(0);
+    expect(categories.every((c) => c.Products.length <= 2 && Object.keys(c).sort().join() === 'ID,Products')).toBe(true);
+    for (const p of products) {
+      expect(Object.keys(p).sort()).toEqual(['Category', 'ID', 'Name']);
+      const name: string | undefined = p.Category?.Name;
+      expect(Object.keys(p.Category!)).toEqual(['Name']);
+      expect(typeof name).toBe('string');
+    }
+    for (const c of categories) expect(c.Products.map((p) => p.ID)).toEqual(c.Products.map((p) => p.ID).sort((a, b) => b - a));
+    const product = await od.from('Products').key(2).expand('Category', { expand: ['Products'] }).get();
+    expect(product.Category?.Products.map((p) => p.ID)).toContain(2);
   });
 
   it('v4: typed queries go into a $batch as they are, keeping their row types', async () => {
@@ -139,9 +179,11 @@ describe('typed client against the testkit OData server, model given ahead', () 
     const start = srv.requests.length;
     const od = typed('2.0', true);
     expect(od.version).toBe('2.0');
-    const rows = await od.from('Products').select('ID', 'Stock').filter((f) => f.ge('Stock', '0')).top(2).list();
+    const rows = await od.from('Products').select('ID', 'Stock', 'ReleaseDate').filter((f) => f.ge('Stock', '0')).top(2).list();
     expect(rows).toHaveLength(2);
     expect(decodeURIComponent(srv.requests.at(-1)!.url)).toContain('Stock ge 0L');
+    // One representation on both versions: v2's /Date(ms)/ reads as the ISO text the spec's string type says.
+    expect(rows.map((r) => r.ReleaseDate)).toEqual([expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z$/), expect.any(String)]);
     expect(await od.function('Echo', { Text: 'v2', Count: 1 }).execute()).toBe('v2|1');
     expect(srv.requests.at(-1)!.method).toBe('GET');
     const { value } = await od.from('Orders').create({ Customer: 'V2', Amount: '1.00', Quantity: '1' });

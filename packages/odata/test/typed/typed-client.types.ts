@@ -6,6 +6,7 @@ import {
   type BatchOperation, type DeltaStore, type EntityQuery, type HasUntyped, type ODataClient, type Query, type TypedODataClient, type TypedQuery,
 } from '@sluice/odata';
 import { decimal } from '@sluice/odata';
+import type { EmptyMap } from '@sluice/odata';
 import type { Category, DemoService, Product, ProductSpec } from './demo-spec.js';
 
 type Equal<A, B> = (<V>() => V extends A ? 1 : 2) extends (<V>() => V extends B ? 1 : 2) ? true : false;
@@ -174,4 +175,85 @@ export async function typedWhereUntypedIsTaken(od: TypedODataClient<DemoService>
   // A typed client is no ODataClient to the compiler (from() refuses unknown names; select() changes the row type).
   // @ts-expect-error "ODataClient"
   takesClient(od);
+}
+
+// A service whose to-one navigation goes deeper than the demo's: City -> Country -> Region (and back).
+interface Ops { actions: EmptyMap; functions: EmptyMap; collectionActions: EmptyMap; collectionFunctions: EmptyMap }
+interface RegionSpec extends Ops {
+  props: { Code: string; Name: string }; key: { Code: string }; edm: { Code: 'Edm.String'; Name: 'Edm.String' };
+  nav: { Countries: { target: CountrySpec; many: true } }; computed: never; immutable: 'Code';
+}
+interface CountrySpec extends Ops {
+  props: { Code: string; Population: string | null; Founded: string }; key: { Code: string };
+  edm: { Code: 'Edm.String'; Population: 'Edm.Int64'; Founded: 'Edm.Date' };
+  nav: { Region: { target: RegionSpec; many: false }; Capital: { target: CitySpec; many: false } }; computed: never; immutable: 'Code';
+}
+interface CitySpec extends Ops {
+  props: { ID: number; Name: string }; key: { ID: number }; edm: { ID: 'Edm.Int32'; Name: 'Edm.String' };
+  nav: { Country: { target: CountrySpec; many: false }; Streets: { target: StreetSpec; many: true } }; computed: never; immutable: 'ID';
+}
+interface StreetSpec extends Ops {
+  props: { ID: number; Length: number }; key: { ID: number }; edm: { ID: 'Edm.Int32'; Length: 'Edm.Double' };
+  nav: { City: { target: CitySpec; many: false } }; computed: never; immutable: 'ID';
+}
+interface Geo { entitySets: { Cities: CitySpec; Streets: StreetSpec }; singletons: EmptyMap; actions: EmptyMap; functions: EmptyMap }
+
+export function deepPaths(od: TypedODataClient<Geo>): void {
+  // Up to three to-one hops, in comparisons, null checks, functions by EDM type and orderBy; values typed by the last property.
+  od.from('Cities').filter((f) => f.and(f.eq('Country/Region/Name', 'Europe'), f.gt('Country/Population', '1000'), f.eq('Country/Region/Name', null)));
+  od.from('Cities').filter((f) => f.and(f.contains('Country/Region/Name', 'Eu'), f.eq(f.year('Country/Founded'), 1990), f.isNull('Country/Capital/Name')));
+  od.from('Streets').filter((f) => f.eq('City/Country/Capital/Name', 'Paris')).orderBy('City/Country/Region/Name desc', 'Length');
+  od.from('Cities').filter((f) => f.in('Country/Capital/ID', [1, 2]));
+  // @ts-expect-error "Country/Region/Nome"
+  od.from('Cities').filter((f) => f.eq('Country/Region/Nome', 'x'));
+  // @ts-expect-error "City/Country/Capital/Country/Code"
+  od.from('Streets').filter((f) => f.eq('City/Country/Capital/Country/Code', 'x'));
+  // @ts-expect-error "Argument of type 'true'"
+  od.from('Cities').filter((f) => f.gt('Country/Population', true));
+  // @ts-expect-error "Country/Population"
+  od.from('Cities').filter((f) => f.contains('Country/Population', '1'));
+  // @ts-expect-error "Country/Region/Name"
+  od.from('Cities').filter((f) => f.year('Country/Region/Name'));
+  // @ts-expect-error "Streets/Length"
+  od.from('Cities').filter((f) => f.eq('Streets/Length', 1));
+  // @ts-expect-error "Country/Region/Name up"
+  od.from('Cities').orderBy('Country/Region/Name up');
+  // @ts-expect-error "Country/Code/Name"
+  od.from('Cities').orderBy('Country/Code/Name');
+  // any/all over a to-many navigation reached through to-one ones; predicates typed by the target, lambdas nested.
+  od.from('Streets').filter((f) => f.any('City/Country/Region/Countries', 'c', (c) => c.and(c.gt('Population', '5'), c.eq('Capital/Name', 'Rome'))));
+  od.from('Cities').filter((f) => f.all('Country/Region/Countries', 'c', (c) => c.any('Capital/Streets', 's', (s) => s.lt('Length', 2.5))));
+  od.from('Cities').filter((f) => f.any('Streets', 's', (s) => s.eq('City/Country/Code', 'DE')));
+  // @ts-expect-error "Country/Capital"
+  od.from('Cities').filter((f) => f.any('Country/Capital', 'x'));
+  // @ts-expect-error "Name"
+  od.from('Cities').filter((f) => f.any('Country/Region/Countries', 'c', (c) => c.eq('Name', 'x')));
+}
+
+export async function nestedExpand(od: TypedODataClient<Geo>, demo: TypedODataClient<DemoService>): Promise<void> {
+  type City = CitySpec['props']; type Country = CountrySpec['props']; type Region = RegionSpec['props']; type Street = StreetSpec['props'];
+  // expand adds the navigation property: to-one as the entity or null, to-many as an array; nested select narrows it,
+  // nested expand (names, or names with options) adds to it in turn.
+  const cities = await od.from('Cities').select('Name').expand('Country', { select: ['Code'], expand: ['Region'] }).list();
+  expectType(cities[0]!)<Pick<City, 'Name'> & { Country: (Pick<Country, 'Code'> & { Region: Region | null }) | null }>(true);
+  const streets = await od.from('Cities').key(1).expand('Streets', { filter: (f) => f.gt('Length', 1), expand: { City: { select: ['Name'], expand: { Country: true } } } }).get();
+  expectType(streets.Streets)<(Street & { City: (Pick<City, 'Name'> & { Country: Country | null }) | null })[]>(true);
+  const both = await od.from('Cities').expand('Country', { select: ['Code'] }).expand('Streets', { select: ['Length'], top: 3 }).list();
+  expectType(both[0]!.Streets)<Pick<Street, 'Length'>[]>(true);
+  expectType(both[0]!.Country)<Pick<Country, 'Code'> | null>(true);
+  const deep = await od.from('Streets').expand('City', { expand: { Country: { expand: { Region: { expand: { Countries: { select: ['Code'], expand: ['Capital'] } } } } } } }).list();
+  // Three levels of options below expand() shape the type (Country, Region, Countries); a fourth (Capital) is read but not typed.
+  expectType(deep[0]!.City!.Country!.Region!.Countries)<Pick<Country, 'Code'>[]>(true);
+  const categories = await demo.from('Categories').expand('Products', { select: ['Name'], expand: ['Category'] }).list();
+  expectType(categories[0]!.Products[0]!.Category)<Category | null>(true);
+  // @ts-expect-error "Colour"
+  od.from('Cities').expand('Country', { select: ['Colour'] });
+  // @ts-expect-error "Code"
+  od.from('Cities').expand('Country', { expand: ['Code'] });
+  // @ts-expect-error "Streets"
+  od.from('Cities').expand('Country', { expand: { Streets: true } });
+  // @ts-expect-error "Nome"
+  od.from('Cities').expand('Country', { expand: { Region: { select: ['Nome'] } } });
+  // @ts-expect-error "Weight"
+  od.from('Cities').expand('Streets', { filter: (f) => f.gt('Weight', 1) });
 }

@@ -1,0 +1,47 @@
+import type { Expr } from '../query/filter.js';
+import type { TypedFilterBuilder } from './filter.js';
+import type { NavName, NavTarget, NavValue, OrderItem, PropName, Selected } from './names.js';
+import type { EntityTypeSpec } from './spec.js';
+
+// What `expand()` adds to a typed query's rows: the navigation property, typed by its target as the nested
+// options read it (their `select` narrows it, their `expand` adds to it in turn), down to a fixed depth.
+
+/**
+ * Options nested in a typed `$expand` item (v4; v2 takes none): the target's property and navigation
+ * names are checked. `select` narrows the expanded value's type; `expand` (names, or names with their
+ * own options) adds the target's navigation properties to it.
+ */
+export interface TypedExpandOptions<T extends EntityTypeSpec> {
+  /** Properties of the target to read (narrows the expanded value's type). */
+  select?: readonly PropName<T>[] | undefined;
+  filter?: string | Expr | ((f: TypedFilterBuilder<T>) => Expr) | undefined;
+  orderBy?: readonly OrderItem<T>[] | undefined;
+  top?: number | undefined;
+  skip?: number | undefined;
+  count?: boolean | undefined;
+  /** Navigation properties of the target to expand in turn: names, or names with their own options (`true`: none). */
+  expand?: readonly NavName<T>[] | { readonly [N in NavName<T>]?: TypedExpandOptions<NavTarget<T, N>> | true } | undefined;
+}
+
+/** How many levels of nested `expand` options shape the row type; deeper expansions are read but not typed. */
+export type MaxExpandDepth = 3;
+
+/** One less: the levels left below a nested expansion. */
+type Fewer = [never, 0, 1, 2];
+
+/** The property names nested options `O` select (`never`, all properties, when they select none). */
+export type SelectOf<O> = O extends { readonly select: readonly (infer K extends string)[] } ? K : never;
+
+/** An entity of type T as an expansion with options `O` reads it: its selected properties and what `O.expand` adds. */
+export type ExpandedRow<T extends EntityTypeSpec, O, Depth extends number = MaxExpandDepth> =
+  Selected<T, SelectOf<O>> & ([Depth] extends [0] ? unknown : NestedExpanded<T, O extends { readonly expand: infer XP } ? XP : never, Fewer[Depth]>);
+
+/** What the `expand` of nested options adds: each named navigation property, typed by its target (and its own options). */
+type NestedExpanded<T extends EntityTypeSpec, XP, Depth extends number> = [XP] extends [never]
+  ? unknown
+  : XP extends readonly (infer M extends string)[]
+    ? { [P in M & NavName<T>]: NavValue<T, P, NavTarget<T, P>['props']> }
+    : { [P in keyof XP & NavName<T>]: NavValue<T, P, XP[P] extends true ? NavTarget<T, P>['props'] : ExpandedRow<NavTarget<T, P>, XP[P], Depth>> };
+
+/** What `expand(N, options)` adds to the row type: `N`, an array (to-many) or the entity or null (to-one), as `options` read it. */
+export type Expanded<E extends EntityTypeSpec, N extends NavName<E>, O = unknown> = { [P in N]: NavValue<E, N, ExpandedRow<NavTarget<E, N>, O>> };
