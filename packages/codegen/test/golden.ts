@@ -18,6 +18,7 @@ export const GOLDEN: readonly Golden[] = [
   { name: 'testkit-v4', metadata: 'fixtures/testkit/v4.xml' },
   { name: 'testkit-v2', metadata: 'fixtures/testkit/v2.xml' },
   { name: 's4hana-enterprise-project-v2', metadata: 'fixtures/s4hana/S4HC_API_ENTERPRISE_PROJECT_SRV_0002.edmx' },
+  { name: 's4hana-sales-order-v4', metadata: 'fixtures/s4hana/S4HC_CE_SALESORDER_0001.edmx' },
   { name: 's4hana-project-profile-code-v4', metadata: 'fixtures/s4hana/S4HC_ENTPROJECTPROFILECODE_0001.edmx' },
   { name: 'features-v2-dates', metadata: 'fixtures/handmade/features-v2.xml', options: { dates: 'Date', largeNumbers: 'number', only: ['A_SalesOrderItem', 'ReleaseOrder'] } },
 ];

@@ -53,6 +53,24 @@ describe('S/4HANA Cloud API_ENTERPRISE_PROJECT_SRV (v2, sap: annotations)', () =
   });
 });
 
+describe('S/4HANA Cloud CE_SALESORDER_0001 (OData 4.01)', () => {
+  const text = generate(fixture('s4hana/S4HC_CE_SALESORDER_0001.edmx'));
+
+  it('is read as OData 4.01, not taken for v2; Decimal with Scale="variable" or "floating" is a string', () => {
+    expect(text.split('\n')[1]).toMatch(/^\/\/ OData 4\.01; /);
+    expect(text).toContain('  TotalNetAmount: string;');
+    expect(text).toContain('  VarCnfCharcFromQuantity: string | null;');
+  });
+
+  it('Core.Computed and Core.Immutable through the SAP__core alias; Edm.Date and Edm.TimeOfDay strings', () => {
+    const spec = /export interface SalesOrder_TypeSpec \{[\s\S]*?\n\}/.exec(text)![0];
+    expect(spec).toMatch(/ {2}computed: [^;]*"TotalNetAmount"/);
+    expect(spec).toContain('  immutable: "SalesOrder" | "SalesOrderType";');
+    expect(text).toContain('  SalesOrderDate: string | null;');
+    expect(text).toContain('  CreationTime: string;');
+  });
+});
+
 describe('S/4HANA Cloud API_ENTPROJECTPROFILECODE (v4)', () => {
   const doc = fixture('s4hana/S4HC_ENTPROJECTPROFILECODE_0001.edmx');
 

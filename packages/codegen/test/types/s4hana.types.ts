@@ -1,9 +1,11 @@
-// Type tests of the types generated from two real SAP S/4HANA Cloud documents (test/fixtures/s4hana/): the
-// v2 API_ENTERPRISE_PROJECT_SRV (sap: annotations, associations, function imports by POST) and the v4
-// API_ENTPROJECTPROFILECODE (annotations by alias, composite key). See trippin.types.ts for how they are checked.
+// Type tests of the types generated from three real SAP S/4HANA Cloud documents (test/fixtures/s4hana/): the
+// v2 API_ENTERPRISE_PROJECT_SRV (sap: annotations, associations, function imports by POST), the OData 4.01
+// CE_SALESORDER_0001 (Core.Computed and Core.Immutable through an alias, Edm.Date, Edm.TimeOfDay, Decimal with
+// Scale="variable") and the v4 API_ENTPROJECTPROFILECODE (composite key). See trippin.types.ts for how they are checked.
 import { createODataClient } from '@sluice/odata';
 import type { A_EnterpriseProjectElementType, A_EnterpriseProjectType, Service as EnterpriseProject } from '../generated/s4hana-enterprise-project-v2.js';
 import type { ProjectProfileCodeTextType, Service as ProjectProfileCode } from '../generated/s4hana-project-profile-code-v4.js';
+import type { SalesOrder_Type, SalesOrderItem_Type, Service as SalesOrder } from '../generated/s4hana-sales-order-v4.js';
 
 type Equal<A, B> = (<V>() => V extends A ? 1 : 2) extends (<V>() => V extends B ? 1 : 2) ? true : false;
 const same = <A, B>(ok: Equal<A, B>): Equal<A, B> => ok;
@@ -82,4 +84,39 @@ export async function projectProfileCode(): Promise<void> {
   od.from('ProjectProfileCode').expand('ProjectProfileCodeText');
   // @ts-expect-error update of a key property
   void od.from('ProjectProfileCode').key('YP01').update({ ProjectProfileCode: 'YP02' });
+}
+
+export async function salesOrder(): Promise<void> {
+  const od = createODataClient<SalesOrder>({ serviceURL: 'https://s4.example.com/sap/opu/odata4/sap/api_salesorder/srvd_a2x/sap/salesorder/0001/' });
+  const orders = await od.from('SalesOrder')
+    .filter((f) => f.and(f.ge('SalesOrderDate', '2024-01-01'), f.eq('SalesOrganization', '1010'), f.gt('TotalNetAmount', '100')))
+    .orderBy('SalesOrderDate desc').top(20).list();
+  is(orders)<SalesOrder_Type[]>(true);
+  same<SalesOrder_Type['TotalNetAmount'], string>(true);
+  same<SalesOrder_Type['SalesOrderDate'], string | null>(true);
+  same<SalesOrder_Type['CreationTime'], string>(true);
+  const order = await od.from('SalesOrder').key('1000001').expand('_Item').get();
+  is(order._Item)<SalesOrderItem_Type[]>(true);
+  await od.from('SalesOrderItem').key({ SalesOrder: '1000001', SalesOrderItem: '10' }).navMany('_ScheduleLine').list();
+  await od.from('SalesOrder').create({ SalesOrderType: 'OR', SalesOrganization: '1010', DistributionChannel: '10', OrganizationDivision: '00', SoldToParty: '17100001' });
+  await od.from('SalesOrder').key('1000001').update({ PurchaseOrderByCustomer: 'PO-4711' });
+
+  // @ts-expect-error unknown entity set (the set is SalesOrder, its type SalesOrder_Type)
+  od.from('SalesOrder_Type');
+  // @ts-expect-error unknown property in select
+  od.from('SalesOrder').select('SalesOrder', 'NetValue');
+  // @ts-expect-error unknown property in filter
+  od.from('SalesOrderItem').filter((f) => f.eq('Material', 'TG11'));
+  // @ts-expect-error unknown property in orderBy
+  od.from('SalesOrder').orderBy('OrderDate');
+  // @ts-expect-error wrong key type: the key of SalesOrderItem is composite
+  od.from('SalesOrderItem').key('1000001');
+  // @ts-expect-error wrong value type in a filter (TotalNetAmount is Edm.Decimal: a string)
+  od.from('SalesOrder').filter((f) => f.gt('TotalNetAmount', true));
+  // @ts-expect-error expand of a non-navigation property
+  od.from('SalesOrder').expand('SAP__Messages');
+  // @ts-expect-error create with a computed property (TotalNetAmount: SAP__core.Computed)
+  void od.from('SalesOrder').create({ SalesOrderType: 'OR', TotalNetAmount: '0' });
+  // @ts-expect-error update of an immutable property (SalesOrderType: SAP__core.Immutable)
+  void od.from('SalesOrder').key('1000001').update({ SalesOrderType: 'TA' });
 }
