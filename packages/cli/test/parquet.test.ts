@@ -7,41 +7,19 @@ import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendJSON, sluiceCLI, startServer, type SluiceCLI, type TestServer } from '@sluice/testkit';
+import { edmxDocument, propertiesXML, sendJSON, sluiceCLI, startServer, type SluiceCLI, type TestServer } from '@sluice/testkit';
 
-const METADATA = `<?xml version="1.0" encoding="utf-8"?>
-<edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx">
-  <edmx:DataServices>
-    <Schema Namespace="Demo" xmlns="http://docs.oasis-open.org/odata/ns/edm">
-      <ComplexType Name="Address"><Property Name="City" Type="Edm.String"/><Property Name="Zip" Type="Edm.String"/></ComplexType>
-      <EntityType Name="Item">
-        <Key><PropertyRef Name="ID"/></Key>
-        <Property Name="ID" Type="Edm.Int32" Nullable="false"/>
-        <Property Name="Big" Type="Edm.Int64"/>
-        <Property Name="Amount" Type="Edm.Decimal" Precision="38" Scale="10"/>
-        <Property Name="Small" Type="Edm.Decimal" Precision="9" Scale="2"/>
-        <Property Name="Mid" Type="Edm.Decimal" Precision="18" Scale="4"/>
-        <Property Name="Loose" Type="Edm.Decimal"/>
-        <Property Name="Price" Type="Edm.Double"/>
-        <Property Name="Ratio" Type="Edm.Single"/>
-        <Property Name="Tiny" Type="Edm.Byte"/>
-        <Property Name="Signed" Type="Edm.SByte"/>
-        <Property Name="Short" Type="Edm.Int16"/>
-        <Property Name="Flag" Type="Edm.Boolean"/>
-        <Property Name="Day" Type="Edm.Date"/>
-        <Property Name="At" Type="Edm.DateTimeOffset" Precision="7"/>
-        <Property Name="AtMs" Type="Edm.DateTimeOffset" Precision="3"/>
-        <Property Name="Clock" Type="Edm.TimeOfDay"/>
-        <Property Name="Uid" Type="Edm.Guid"/>
-        <Property Name="Blob" Type="Edm.Binary"/>
-        <Property Name="Name" Type="Edm.String"/>
-        <Property Name="Address" Type="Demo.Address"/>
-        <Property Name="Tags" Type="Collection(Edm.String)"/>
-      </EntityType>
-      <EntityContainer Name="C"><EntitySet Name="Items" EntityType="Demo.Item"/></EntityContainer>
-    </Schema>
-  </edmx:DataServices>
-</edmx:Edmx>`;
+const METADATA = edmxDocument('4.0', 'Demo', [
+  `<ComplexType Name="Address">${propertiesXML({ City: 'Edm.String', Zip: 'Edm.String' })}</ComplexType>`,
+  '<EntityType Name="Item"><Key><PropertyRef Name="ID"/></Key>',
+  propertiesXML({
+    ID: 'Edm.Int32!', Big: 'Edm.Int64', Amount: 'Edm.Decimal Precision="38" Scale="10"', Small: 'Edm.Decimal Precision="9" Scale="2"',
+    Mid: 'Edm.Decimal Precision="18" Scale="4"', Loose: 'Edm.Decimal', Price: 'Edm.Double', Ratio: 'Edm.Single', Tiny: 'Edm.Byte', Signed: 'Edm.SByte',
+    Short: 'Edm.Int16', Flag: 'Edm.Boolean', Day: 'Edm.Date', At: 'Edm.DateTimeOffset Precision="7"', AtMs: 'Edm.DateTimeOffset Precision="3"',
+    Clock: 'Edm.TimeOfDay', Uid: 'Edm.Guid', Blob: 'Edm.Binary', Name: 'Edm.String', Address: 'Demo.Address', Tags: 'Collection(Edm.String)',
+  }),
+  '</EntityType><EntityContainer Name="C"><EntitySet Name="Items" EntityType="Demo.Item"/></EntityContainer>',
+].join(''));
 
 const ROWS: Record<string, unknown>[] = [
   {

@@ -1,31 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { createODataClient } from '../src/index.js';
 import { decodeV2Date, decodeV2Time } from '../src/v2/values.js';
+import { edmxDocument, propertiesXML } from '@sluice/testkit';
 import { json, serve } from './helpers.js';
 
-const EDMX = `<?xml version="1.0" encoding="utf-8"?>
-<edmx:Edmx Version="1.0" xmlns:edmx="http://schemas.microsoft.com/ado/2007/06/edmx" xmlns:m="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata" xmlns:sap="http://www.sap.com/Protocols/SAPData">
-  <edmx:DataServices m:DataServiceVersion="2.0">
-    <Schema Namespace="S" xmlns="http://schemas.microsoft.com/ado/2008/09/edm">
-      <EntityType Name="Event">
-        <Key><PropertyRef Name="ID"/></Key>
-        <Property Name="ID" Type="Edm.Int32" Nullable="false"/>
-        <Property Name="Note" Type="Edm.String"/>
-        <Property Name="At" Type="Edm.DateTime"/>
-        <Property Name="Local" Type="Edm.DateTimeOffset"/>
-        <Property Name="Day" Type="Edm.DateTime" sap:display-format="Date"/>
-        <Property Name="Stamp" Type="Edm.DateTimeOffset" Precision="7"/>
-        <Property Name="Opens" Type="Edm.Time"/>
-        <NavigationProperty Name="Next" Relationship="S.EventNext" FromRole="A" ToRole="B"/>
-      </EntityType>
-      <Association Name="EventNext"><End Role="A" Type="S.Event" Multiplicity="1"/><End Role="B" Type="S.Event" Multiplicity="0..1"/></Association>
-      <EntityContainer Name="C" m:IsDefaultEntityContainer="true">
-        <EntitySet Name="Events" EntityType="S.Event"/>
-        <AssociationSet Name="EventNextSet" Association="S.EventNext"><End Role="A" EntitySet="Events"/><End Role="B" EntitySet="Events"/></AssociationSet>
-      </EntityContainer>
-    </Schema>
-  </edmx:DataServices>
-</edmx:Edmx>`;
+const EDMX = edmxDocument('2.0', 'S', [
+  '<EntityType Name="Event"><Key><PropertyRef Name="ID"/></Key>',
+  propertiesXML({
+    ID: 'Edm.Int32!', Note: 'Edm.String', At: 'Edm.DateTime', Local: 'Edm.DateTimeOffset', Day: 'Edm.DateTime sap:display-format="Date"',
+    Stamp: 'Edm.DateTimeOffset Precision="7"', Opens: 'Edm.Time',
+  }),
+  '<NavigationProperty Name="Next" Relationship="S.EventNext" FromRole="A" ToRole="B"/></EntityType>',
+  '<Association Name="EventNext"><End Role="A" Type="S.Event" Multiplicity="1"/><End Role="B" Type="S.Event" Multiplicity="0..1"/></Association>',
+  '<EntityContainer Name="C" m:IsDefaultEntityContainer="true"><EntitySet Name="Events" EntityType="S.Event"/>',
+  '<AssociationSet Name="EventNextSet" Association="S.EventNext"><End Role="A" EntitySet="Events"/><End Role="B" EntitySet="Events"/></AssociationSet></EntityContainer>',
+].join(''));
 
 const row = {
   ID: 1, Note: '/Date(0)/', At: '/Date(1577840401000)/', Local: '/Date(1577840401000+0060)/',
@@ -97,25 +86,13 @@ describe('v2 /Date(...)/ values', () => {
   });
 });
 
-const CSDL4 = `<?xml version="1.0" encoding="utf-8"?>
-<edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx">
-  <edmx:DataServices>
-    <Schema Namespace="S" xmlns="http://docs.oasis-open.org/odata/ns/edm">
-      <ComplexType Name="Window"><Property Name="From" Type="Edm.DateTimeOffset"/><Property Name="Days" Type="Collection(Edm.Date)"/></ComplexType>
-      <EntityType Name="Event">
-        <Key><PropertyRef Name="ID"/></Key>
-        <Property Name="ID" Type="Edm.Int32" Nullable="false"/>
-        <Property Name="At" Type="Edm.DateTimeOffset"/>
-        <Property Name="Day" Type="Edm.Date"/>
-        <Property Name="Note" Type="Edm.String"/>
-        <Property Name="Window" Type="S.Window"/>
-        <Property Name="Marks" Type="Collection(Edm.DateTimeOffset)"/>
-        <NavigationProperty Name="Next" Type="S.Event"/>
-      </EntityType>
-      <EntityContainer Name="C"><EntitySet Name="Events" EntityType="S.Event"/></EntityContainer>
-    </Schema>
-  </edmx:DataServices>
-</edmx:Edmx>`;
+const CSDL4 = edmxDocument('4.0', 'S', [
+  `<ComplexType Name="Window">${propertiesXML({ From: 'Edm.DateTimeOffset', Days: 'Collection(Edm.Date)' })}</ComplexType>`,
+  '<EntityType Name="Event"><Key><PropertyRef Name="ID"/></Key>',
+  propertiesXML({ ID: 'Edm.Int32!', At: 'Edm.DateTimeOffset', Day: 'Edm.Date', Note: 'Edm.String', Window: 'S.Window', Marks: 'Collection(Edm.DateTimeOffset)' }),
+  '<NavigationProperty Name="Next" Type="S.Event"/></EntityType>',
+  '<EntityContainer Name="C"><EntitySet Name="Events" EntityType="S.Event"/></EntityContainer>',
+].join(''));
 
 describe('v4 instants', () => {
   const v4row = {
