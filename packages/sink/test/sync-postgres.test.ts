@@ -85,6 +85,21 @@ describe('syncEntitySet into PostgreSQL', () => {
     }
   });
 
+  it('a property newly selected: the table is reloaded with the column (every row has its value), then delta runs go on', async () => {
+    const od = kit.client();
+    await createOrders(od, 2, 'wider');
+    await syncEntitySet({ od, entitySet: 'Orders', into: server.url, table: 'wider', select: ['ID', 'Customer'] });
+    const wider = await syncEntitySet({ od, entitySet: 'Orders', into: server.url, table: 'wider', select: ['ID', 'Customer', 'Status'] });
+    expect(wider).toMatchObject({ run: 'reload', mode: 'delta' });
+    const statuses = async (): Promise<unknown[]> => (await client.query('SELECT "ID", "Status" FROM wider ORDER BY "ID"')).rows;
+    const service = (): Promise<unknown[]> => serviceOrders(od).then((all) => all.map((o) => ({ ID: o.ID, Status: o.Status })));
+    expect(await statuses()).toEqual(await service());
+    const [first] = [...kit.server().writes!.store.orders.keys()];
+    await od.from('Orders').key(first!).update({ Status: 'Closed' }, { etag: '*' });
+    expect(await syncEntitySet({ od, entitySet: 'Orders', into: server.url, table: 'wider', select: ['ID', 'Customer', 'Status'] })).toMatchObject({ run: 'delta', upserted: 1 });
+    expect(await statuses()).toEqual(await service());
+  });
+
   it('two syncs of one table at once: the second is refused while the first holds the advisory lock', async () => {
     const od = kit.client();
     const holder = await openTarget(server.url);
