@@ -19,6 +19,8 @@ export interface PartPayload {
   query: QueryFlags;
   format: ExportFlags['format'];
   csvRaw: boolean;
+  /** `--compression` of Parquet parts (absent from payloads of a sluice before it: Snappy). */
+  compression?: string | undefined;
   pageSize: number | undefined;
   /** The output directory, absolute: every worker must see it at this path (a shared file system). */
   out: string;
@@ -73,7 +75,7 @@ export async function exportViaQueue(serviceURL: string, entitySet: string, flag
       return {
         name: `${file}${p.filter === undefined ? '' : ` (${p.filter})`}`,
         payload: {
-          service: serviceURL, entitySet, odataVersion: flags.odataVersion ?? 'auto', query, format: flags.format, csvRaw: flags.csvRaw === true, pageSize: flags.pageSize,
+          service: serviceURL, entitySet, odataVersion: flags.odataVersion ?? 'auto', query, format: flags.format, csvRaw: flags.csvRaw === true, compression: flags.compression, pageSize: flags.pageSize,
           out, file, range: p.filter ?? null, lower: p.lower ?? null, upper: p.upper ?? null, nulls: p.nulls, rate: flags.rate, burst: flags.burst,
         },
       };

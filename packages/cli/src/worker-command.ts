@@ -81,7 +81,10 @@ async function runPartition(
   const od = await clientFor(p);
   const base = buildQuery(od, p.entitySet, p.query);
   const query = p.range === null ? base : base.filter(p.range);
-  const exportFlags: ExportFlags = { format: p.format, progress: 'never', csvRaw: p.csvRaw, ...(p.pageSize === undefined ? {} : { pageSize: p.pageSize }), ...p.query };
+  const exportFlags: ExportFlags = {
+    format: p.format, progress: 'never', csvRaw: p.csvRaw, ...(p.compression === undefined ? {} : { compression: p.compression }),
+    ...(p.pageSize === undefined ? {} : { pageSize: p.pageSize }), ...p.query,
+  };
   let records = 0;
   const n = await writePartFile(od, p.entitySet, query, join(p.out, p.file), exportFlags, terminal, signal, (added) => progress(records += added));
   return manifestPart({ index: job.index, lower: p.lower ?? undefined, upper: p.upper ?? undefined, nulls: p.nulls, filter: p.range ?? undefined }, p.file, n);

@@ -4,6 +4,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -110,6 +112,27 @@ describe('sluice worker fleet', () => {
       await exited;
     }
   }, 120_000);
+
+  it('Parquet parts keep --compression through the queue: each part file gzip-compressed, every record once', async () => {
+    const worker = startWorker();
+    await worker.ready;
+    const out = join(dir, 'parquet-gzip');
+    try {
+      const r = await cli.run(['export', srv.v4, 'Products', '--filter', 'ID le 200', '--partitions', '2', '--queue', redis.url, '--format', 'parquet', '--compression', 'gzip', '--out', out, '--wait'], { env: credentials() });
+      expect(r.code).toBe(0);
+      const ids: number[] = [];
+      for (const file of ['part-00001.parquet', 'part-00002.parquet']) {
+        const bytes = await readFile(join(out, file));
+        const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+        expect(parquetMetadata(buffer).row_groups[0]!.columns.every((c) => c.meta_data!.codec === 'GZIP')).toBe(true);
+        const rows = await parquetReadObjects({ file: buffer, columns: ['ID'], compressors: { GZIP: (input: Uint8Array) => gunzipSync(input) } });
+        ids.push(...rows.map((row) => row['ID'] as number));
+      }
+      expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    } finally {
+      worker.child.kill('SIGTERM');
+    }
+  }, 60_000);
 
   it('--wait names the partitions that failed for good and exits 1 without a manifest; --retry-backoff sets the first retry delay', async () => {
     const worker = startWorker();
