@@ -1,5 +1,6 @@
 // Partitioned exports when the service is the bottleneck: every collection page is answered after 100 ms.
-// One `sluice export` stream against --partitions 16 with --parallel 4, 8 and 16 in one process, and 4
+// One `sluice export` stream against --partitions 16 with --parallel 4, 8 and 16 in one process, a partitioned
+// `sluice sync --mode snapshot` into SQLite (the same reads, pages written into a table), and 4
 // `sluice worker` processes (BullMQ on a real redis-server) with `--queue --wait`: records/s (wall time of the
 // exporting process, start-up and planning included) and the most requests the server saw in one second
 // against the shared --rate budget.
@@ -41,10 +42,10 @@ export async function run(): Promise<string> {
     const r = await cli.run(['export', srv.v4, 'Products', '--version', '4', '-q', '--select', SELECT, ...args]);
     if (r.code !== 0) throw new Error(`partitions bench: warm-up exited ${r.code}: ${r.stderr}`);
   };
-  const measure = async (label: string, args: string[], requests: string): Promise<void> => {
+  const measure = async (label: string, args: string[], requests: string, command = 'export'): Promise<void> => {
     const mark = srv.requests.length;
     const t0 = performance.now();
-    const r = await cli.run(['export', srv.v4, 'Products', '--version', '4', '-q', '--select', SELECT, ...args]);
+    const r = await cli.run([command, srv.v4, 'Products', '--version', '4', '-q', '--select', SELECT, ...args]);
     const seconds = (performance.now() - t0) / 1000;
     if (r.code !== 0) throw new Error(`partitions bench: ${label} exited ${r.code}: ${r.stderr}`);
     const rate = RECORDS / seconds;
@@ -65,6 +66,7 @@ export async function run(): Promise<string> {
     await warm(['--partitions', '16', '--parallel', '16', '--out', join(dir, 'warm')]);
     await measure('1 stream', ['--out', join(dir, 'one.ndjson')], 'none');
     for (const k of [4, 8, 16]) await measure(`--partitions 16 --parallel ${k}`, ['--partitions', '16', '--parallel', String(k), ...budget, '--out', join(dir, `p${k}`)], `${RATE}/s + ${BURST}`);
+    await measure('`sluice sync --mode snapshot` --partitions 16 --parallel 8 into SQLite', ['--mode', 'snapshot', '--partitions', '16', '--parallel', '8', ...budget, '--into', `sqlite:${join(dir, 'sync.db')}`], `${RATE}/s + ${BURST}`, 'sync');
     await measure('4 `sluice worker` processes (--queue --wait)', ['--partitions', '16', ...budget, '--queue', redis.url, '--wait', '--out', join(dir, 'queue')], `${RATE}/s + ${BURST}, in Redis`);
   } finally {
     for (const w of workers) w.kill('SIGTERM');
@@ -75,8 +77,8 @@ export async function run(): Promise<string> {
     '',
     `${fmt(RECORDS)} records, ${PAGE} per page, every collection page answered after ${LATENCY_MS} ms (the service is the bottleneck), ` +
       `\`--select ${SELECT}\`, NDJSON; one run after a warm-up that filled the server's page cache (so the server waits, it does not compute). ` +
-      'Wall time of the exporting `sluice` process, start-up and the partition plan included ($count and 15 boundary reads, ' +
-      'which wait for the latency too); the 4 workers (`--concurrency 1`) were started before the warm-up. The peak is the most requests the server received in ' +
+      'Wall time of the exporting `sluice` process, start-up and the partition plan included ($count, then 15 boundary reads at once, ' +
+      'which wait for the latency too); the sync row writes the same records into a SQLite table instead of files; the 4 workers (`--concurrency 1`) were started before the warm-up. The peak is the most requests the server received in ' +
       'one second of the run, against the budget given with `--rate`/`--burst`.',
     '',
     '| export | wall | records/s | vs 1 stream | requests | peak requests/s | budget |',
