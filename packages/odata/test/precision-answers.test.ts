@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
 import { startServer, type TestServer } from '@sluice/testkit';
 import type { SluiceEvent } from '@sluice/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createODataClient, DeltaSync, type DeltaChange, type ODataClient } from '../src/index.js';
+import { createAsyncPoller, createODataClient, DeltaSync, type DeltaChange, type ODataClient } from '../src/index.js';
 import { memberText } from '../src/batch/json.js';
 import { itemEdmx } from './fixtures/item-edmx.js';
 
@@ -117,5 +117,23 @@ describe('memberText (a JSON batch response body as the service wrote it)', () =
     expect(memberText(text, 'status')).toBe('200');
     expect(memberText('{"body":"x, y"}', 'body')).toBe('"x, y"');
     expect(memberText('{"status":200}', 'body')).toBeUndefined();
+  });
+});
+
+describe('exact Int64 in the result an async operation hands back (v4 without IEEE754Compatible)', () => {
+  it('fetched from the Location of a 303, or embedded by the monitor as application/http', async () => {
+    const server = await startServer((req, res) => {
+      if (req.url === '/svc/$jobs/1') { res.writeHead(303, { location: '/svc/$jobs/1/result' }).end(); return; }
+      if (req.url === '/svc/$jobs/1/result') return send(res, 200, PLAIN, ENTITY);
+      if (req.url === '/svc/$jobs/2') return send(res, 200, 'application/http', ['HTTP/1.1 200 OK', `Content-Type: ${PLAIN}`, '', ENTITY].join('\r\n'));
+      send(res, 404, 'application/json', '{"error":{"code":"NotFound","message":"no"}}');
+    });
+    servers.push(server);
+    const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', http: { retry: false } });
+    clients.push(od);
+    for (const job of ['1', '2']) {
+      const done = await createAsyncPoller<Record<string, unknown>>(od, `${server.origin}/svc/$jobs/${job}`, { pollInterval: 1 }).wait();
+      expect(done.value!['ID']).toBe('9007199254740993');
+    }
   });
 });

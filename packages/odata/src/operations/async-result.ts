@@ -4,7 +4,7 @@ import { ODataError, ODataFormatError } from '../errors.js';
 import type { LinkKind } from '../links/policy.js';
 import { parseErrorBody, toODataError } from '../read/error-body.js';
 import { spanContext } from '../telemetry.js';
-import { readJsonBody } from '../write/send.js';
+import { readJsonBody, type BodyParser } from '../write/send.js';
 
 /** How a poller resolves server-given links and shapes a result: the OData client's link policy and protocol, or a core client's origin. @internal */
 export interface AsyncResultHost {
@@ -14,6 +14,8 @@ export interface AsyncResultHost {
   report(kind: LinkKind, link: string, base: string): string;
   /** The value of a JSON result body (v4 `{"value": …}` unwrapped, v2 `d` unwrapped and decoded). */
   decode(json: unknown): unknown;
+  /** How a result body's text is parsed (an OData client's precision guard), default `JSON.parse`. */
+  readonly parse?: BodyParser | undefined;
 }
 
 /** The final response of the operation as the monitor embedded it (OData 4.01 Part 1 section 11.6: `application/http`). @internal */
@@ -48,7 +50,7 @@ export function embeddedValue(embedded: EmbeddedResponse, monitor: SluiceRespons
     throw new ODataFormatError(`The operation's embedded response has content-type ${type}, not JSON`, monitor.status);
   }
   try {
-    return host.decode(JSON.parse(embedded.body));
+    return host.decode(host.parse === undefined ? JSON.parse(embedded.body) : host.parse(embedded.body, type ?? null));
   } catch (cause) {
     throw new ODataFormatError("The operation's embedded response is not valid JSON", monitor.status, { cause });
   }
@@ -75,6 +77,6 @@ export async function fetchResult(http: Client, url: string, signal: AbortSignal
     method: 'GET', path: url, signal, throwHttpErrors: false, headers: { accept: 'application/json' }, context: spanContext({ type: 'async_result' }),
   });
   if (response.status >= 400) throw await toODataError(response);
-  const json = await readJsonBody(response);
+  const json = await readJsonBody(response, host.parse);
   return { value: json === undefined ? undefined : host.decode(json), status: response.status };
 }

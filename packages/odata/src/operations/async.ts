@@ -249,6 +249,12 @@ export function createAsyncPoller<T = unknown>(client: ODataClient | Client, sta
     resolve: (kind, link, base) => client.links.resolve(kind, link, base),
     report: (kind, link, base) => client.links.report(kind, link, base),
     decode: (json) => client.knownProtocol()?.write.operationResult(json, '', undefined) ?? json,
+    // The result's type is not known here: Int64 a double cannot hold stays exact (a service ignoring IEEE754Compatible).
+    parse: (text, contentType) => {
+      const precision = client.writeSettings().precision;
+      const version = client.knownProtocol()?.version;
+      return precision === undefined || version === undefined ? JSON.parse(text) : precision.parseBody(text, contentType, version, undefined, 'entity');
+    },
   };
   return new AsyncPoller<T>(client.http, client.links.resolve('statusURL', statusURL, client.serviceURL), options, host);
 }
