@@ -9,7 +9,7 @@ export const READINGS = 5000;
 export const BIG_STOCK = '9007199254740993';
 
 export async function seed() {
-  const { Suppliers, Parts, Notes, Bins, Readings } = cds.entities('interop');
+  const { Suppliers, Parts, Notes, Bins, Readings, Measures } = cds.entities('interop');
   await INSERT.into(Suppliers).entries([
     { ID: 1, name: "O'Neil Tools", city: 'Berlin', since: '2019-04-01' },
     { ID: 2, name: 'Acme Valves', city: 'Lyon', since: '2020-02-29' },
@@ -39,4 +39,11 @@ export async function seed() {
     at: new Date(start + i * 60_000).toISOString(),
   }));
   await INSERT.into(Readings).entries(rows);
+  // Bytes whose base64 has '+' and '/' (fb ff 3e / fb ef) and needs padding (00 ff), so base64 and base64url differ.
+  await INSERT.into(Measures).entries([
+    { ID: 1, value: 150, blob: Buffer.from([0xfb, 0xff, 0x3e]) },
+    { ID: 2, value: 0.000125, blob: Buffer.from([0x00, 0xff]) },
+    { ID: 3, value: -2.5e21, blob: Buffer.from([0xfb, 0xef]) },
+    { ID: 4, value: null, blob: null },
+  ]);
 }

@@ -70,7 +70,7 @@ export const EDM_PRIMITIVES: readonly EdmPrimitive[] = [
   { name: 'Edm.Double', kind: 'float', bits: 64, versions: V2V4, ts: { default: 'number' }, form: 'IEEE 754 binary64 as a number (v2\'s strings `"1.5E+2"`, `"INF"`, `"-INF"`, `"NaN"` too, by `$metadata`; v4\'s `"NaN"`, `"INF"` arrive as sent)' },
   { name: 'Edm.String', kind: 'string', versions: V2V4, ts: { default: 'string' }, form: 'text' },
   { name: 'Edm.Guid', kind: 'guid', versions: V2V4, ts: { default: 'string' }, form: '`xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, as the service writes it' },
-  { name: 'Edm.Binary', kind: 'binary', versions: V2V4, ts: { default: 'string' }, form: 'the bytes as base64url (RFC 4648 section 5): v4\'s as the service writes it, v2\'s base64 converted (by `$metadata`), without padding' },
+  { name: 'Edm.Binary', kind: 'binary', versions: V2V4, ts: { default: 'string' }, form: 'the bytes as base64url (RFC 4648 section 5): v4\'s as the service writes it, v2\'s base64 converted (by `$metadata`), padding as sent' },
   { name: 'Edm.Date', kind: 'date', versions: V4, ts: { default: 'string' }, form: '`YYYY-MM-DD`' },
   {
     name: 'Edm.DateTimeOffset', kind: 'timestamp', versions: V2V4, ts: { default: 'string', dates: 'Date' },

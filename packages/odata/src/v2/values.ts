@@ -74,11 +74,12 @@ export function decodeV2Float(value: string, type: string, property: string): nu
   return Number(value);
 }
 
-/** v2 `Edm.Binary` (standard base64, RFC 4648 section 4) as v4 writes it: base64url without padding (section 5). */
+/**
+ * v2 `Edm.Binary` (standard base64, RFC 4648 section 4) as v4 writes it: base64url (section 5), `+` and `/`
+ * as `-` and `_`, padding kept as the service wrote it (SAP CAP's v4 service pads too).
+ */
 export function decodeV2Binary(value: string): string {
-  let end = value.length;
-  while (end > 0 && value.charCodeAt(end - 1) === 61 /* = */) end--;
-  return value.slice(0, end).replace(/[+/]/g, (c) => (c === '+' ? '-' : '_'));
+  return value.replace(/[+/]/g, (c) => (c === '+' ? '-' : '_'));
 }
 
 /** A string value of a property `$metadata` declares as `type`, in the form of the table of EDM types. */
