@@ -95,6 +95,23 @@ describe('syncEntitySet in partitions (mode snapshot)', () => {
     expect(tables.rows.map((r) => r['tablename'])).toEqual(['few', 'products', 'sluice_sync']);
   });
 
+  it('an abort in the middle stops every partition and rejects with its reason; the former table stays whole', async () => {
+    const path = join(dir, 'aborted.db');
+    await syncEntitySet({ od, entitySet: 'Products', into: `sqlite:${path}`, mode: 'snapshot', partitions: 4 });
+    const controller = new AbortController();
+    const reason = new Error('stopped by the test');
+    const mark = srv.requests.length;
+    const error = await syncEntitySet({
+      od, entitySet: 'Products', into: `sqlite:${path}`, mode: 'snapshot', partitions: 8, parallel: 8, signal: controller.signal,
+      onProgress: (p) => { if (p.pages === 3) controller.abort(reason); },
+    }).catch((e: unknown) => e);
+    expect(error).toBe(reason);
+    // No partition went on reading to its end: 8 partitions of about 154 records are 32 pages of 50 in all; after
+    // 3 pages taken at most one page waits and one is read per partition.
+    expect(rangeReads(mark).filter((u) => !u.includes('$top=1')).length).toBeLessThanOrEqual(3 + 2 * 8);
+    expect(lines(sqliteRows(path, 'SELECT ID, Name FROM Products'))).toEqual(await serviceProducts());
+  });
+
   it('refuses bad partition options before any row moves: not a snapshot, a property not in the set or without order, parallel out of range', async () => {
     const path = join(dir, 'refused.db');
     const refused = async (options: Partial<Parameters<typeof syncEntitySet>[0]>, code: string, text: RegExp): Promise<void> => {
