@@ -1,7 +1,9 @@
 // Exact value conversion and key reading, case by case.
 import { describe, expect, it } from 'vitest';
 import { keyOfRemovedId, SinkError, type Column } from '../src/index.js';
-import { decimalText, epochNanos, int64, isoUTC, timeNanos, timeText, unscaledDecimal } from '../src/values.js';
+import {
+  decimalText, epochNanos, guidBytes, guidText, inUnit, instantValue, int64, int64Value, isoUTC, timeNanos, timeText, unscaledDecimal, unscaledValue,
+} from '../src/values.js';
 
 const col = (edmType: string): Column => ({ name: 'X', edmType, kind: 'decimal', nullable: true, key: false });
 
@@ -39,6 +41,35 @@ describe('values', () => {
     expect(timeText(timeNanos(c, '07:05:09.25'))).toBe('07:05:09.25');
     expect(timeText(timeNanos(c, 'PT13H20M'))).toBe('13:20:00');
     expect(() => timeNanos(c, 'PT25H')).toThrow(/not within a day/);
+  });
+
+  it('the Parquet writer\'s fast paths give what the exact functions give, or the same error', () => {
+    const d = col('Edm.Decimal');
+    const same = <T>(fast: () => T, exact: () => T): void => {
+      let want: unknown;
+      try { want = exact(); } catch (error) { want = error; }
+      if (want instanceof Error) expect(fast).toThrow(want.message);
+      else expect(BigInt(fast() as number | bigint)).toBe(BigInt(want as number | bigint));
+    };
+    for (const v of ['12.5', '-0.00', '.5', '1.', '-123456789012.34', '999999999999999', '1234567890123456', '12.345', '12.340', '1e2', '+3', ' 4', '', '-', '.', '1.2.3', 'x', 7]) {
+      for (const scale of [0, 2, 4]) same(() => unscaledValue(d, v, scale), () => unscaledDecimal(d, v, scale));
+    }
+    for (const v of ['0', '-0', '123456789012345', '1234567890123456', '9223372036854775807', '-9223372036854775808', '12a', '', '-', 42, 2 ** 53 + 2, 1.5, 5n]) {
+      same(() => int64Value(d, v), () => int64(d, v));
+    }
+    expect(() => int64Value(d, '9223372036854775808')).toThrow(/outside the 64-bit integer range/);
+    for (const v of ['2024-03-01T10:00:00Z', '2024-03-01T10:00:00.123Z', '2024-02-30T00:00:00Z', '1969-12-31T23:59:59.999Z', '2024-03-01T10:00:00+02:00',
+      '2024-03-01T10:00:00.1234567Z', '2024-03-01 10:00:00Z', '2024-13-01T00:00:00Z', '2024-03-01T10:00:0xZ', new Date(Date.UTC(2020, 1, 1, 0, 0, 0, 7)), 'soon']) {
+      for (const [perMs, per] of [[1, 1_000_000n], [1000, 1000n], [1_000_000, 1n]] as const) {
+        same(() => instantValue(d, v, perMs, per), () => inUnit(d, v, epochNanos(d, v), per));
+      }
+    }
+    const bytes = new Uint8Array(20);
+    guidBytes(d, '0B8F4A8E-1c2d-4e5f-8a9b-0c1d2e3f4a5b', bytes, 4);
+    expect(Buffer.from(bytes.subarray(4)).toString('hex')).toBe(guidText(d, '0B8F4A8E-1c2d-4e5f-8a9b-0c1d2e3f4a5b').replace(/-/g, ''));
+    for (const bad of ['0b8f4a8e1c2d4e5f8a9b0c1d2e3f4a5b', '0b8f4a8e-1c2d-4e5f-8a9b-0c1d2e3f4a5', '0b8f4a8e-1c2d-4e5f-8a9b-0c1d2e3f4a5ü', 42]) {
+      expect(() => guidBytes(d, bad, bytes, 0)).toThrow(/is no GUID/);
+    }
   });
 
   it('removed ids: single, composite, quoted and v2-typed keys; anything else is an error', () => {
