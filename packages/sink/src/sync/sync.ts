@@ -206,7 +206,8 @@ async function checkShape(target: SqlTarget, table: string, columns: readonly Co
  * (into a staging table that replaces the table when complete), later runs apply the service's delta
  * (upserts by key, deletes of removed entities). Every page is committed together with the link to resume
  * from, in the target's own `sluice_sync` table; a refused delta link (410) reloads into a new table;
- * a set without change tracking is reloaded each run (`snapshot`). Bad input (unknown target scheme,
+ * a set without change tracking is reloaded each run (`snapshot`), which `partitions` reads in `$filter` ranges,
+ * `parallel` at once, into the same staging table (complete or nothing as well). Bad input (unknown target scheme,
  * unreachable database, a table of another shape, a `select` without the key, drift of a property's
  * type) is a {@link SinkError} before any row moves.
  *
