@@ -7,7 +7,6 @@ const BLOCK = 65536;
 const MARGIN = 15;
 const table = new Uint16Array(1 << HASH_BITS);
 
-const load32 = (a: Uint8Array, i: number): number => a[i]! | (a[i + 1]! << 8) | (a[i + 2]! << 16) | (a[i + 3]! << 24);
 const hash = (x: number): number => Math.imul(x, 0x1e35a7bd) >>> (32 - HASH_BITS);
 
 /** The largest compressed size of `n` bytes. */
@@ -23,18 +22,20 @@ export function snappyCompress(input: Uint8Array): Uint8Array {
     n >>>= 7;
   }
   out[op++] = n;
-  for (let start = 0; start < input.length; start += BLOCK) op = block(input, start, Math.min(start + BLOCK, input.length), out, op);
+  const view = new DataView(input.buffer, input.byteOffset, input.byteLength);
+  for (let start = 0; start < input.length; start += BLOCK) op = block(input, view, start, Math.min(start + BLOCK, input.length), out, op);
   return out.subarray(0, op);
 }
 
-/** Compresses `input[start, end)` (at most 64 KiB) into `out` at `op`; returns the new end of `out`. */
-function block(input: Uint8Array, start: number, end: number, out: Uint8Array, op: number): number {
+/** Compresses `input[start, end)` (at most 64 KiB; `view` over the same bytes) into `out` at `op`; returns the new end of `out`. */
+function block(input: Uint8Array, view: DataView, start: number, end: number, out: Uint8Array, op: number): number {
+  const load32 = (i: number): number => view.getInt32(i, true);
   let nextEmit = start;
   const limit = end - MARGIN;
   if (end - start >= MARGIN) {
     table.fill(0);
     let ip = start + 1;
-    let nextHash = hash(load32(input, ip));
+    let nextHash = hash(load32(ip));
     outer: for (;;) {
       let skip = 32;
       let nextIp = ip;
@@ -44,10 +45,10 @@ function block(input: Uint8Array, start: number, end: number, out: Uint8Array, o
         const h = nextHash;
         nextIp = ip + (skip++ >>> 5);
         if (nextIp > limit) break outer;
-        nextHash = hash(load32(input, nextIp));
+        nextHash = hash(load32(nextIp));
         candidate = start + table[h]!;
         table[h] = ip - start;
-      } while (load32(input, ip) !== load32(input, candidate));
+      } while (load32(ip) !== load32(candidate));
       op = literal(input, nextEmit, ip, out, op);
       do {
         const base = ip;
@@ -57,12 +58,12 @@ function block(input: Uint8Array, start: number, end: number, out: Uint8Array, o
         op = copy(out, op, base - candidate, matched);
         nextEmit = ip;
         if (ip >= limit) break outer;
-        table[hash(load32(input, ip - 1))] = ip - 1 - start;
-        const h = hash(load32(input, ip));
+        table[hash(load32(ip - 1))] = ip - 1 - start;
+        const h = hash(load32(ip));
         candidate = start + table[h]!;
         table[h] = ip - start;
-      } while (load32(input, ip) === load32(input, candidate));
-      nextHash = hash(load32(input, ++ip));
+      } while (load32(ip) === load32(candidate));
+      nextHash = hash(load32(++ip));
     }
   }
   return nextEmit < end ? literal(input, nextEmit, end, out, op) : op;
