@@ -11,8 +11,7 @@ import { encodeOptionValue, type ReadOptions } from './query/state.js';
 import { EntityQuery, Query } from './query/query.js';
 import { expectJson, send, type ReadContext } from './read/context.js';
 import { toODataError } from './read/error-body.js';
-import { quoteExactNumbers } from './read/exact-numbers.js';
-import { largeProperties, PrecisionGuard } from './read/precision.js';
+import { PrecisionGuard, readJsonAnswer } from './read/precision.js';
 import { CollectionStream, pageCollection, type StreamOptions } from './read/stream.js';
 import type { Page, StreamItem } from './read/stream-item.js';
 import { v4 } from './v4/protocol.js';
@@ -311,13 +310,8 @@ export class ODataClient {
     const ctx = this.context(protocol, entityType, options, { type: 'read', entitySet: entitySetOf(this.serviceURL, url) });
     const response = await send(ctx, url, options.signal);
     await expectJson(response);
-    let body: unknown;
-    if (this.precision.exactFor(response, protocol.version)) {
-      body = JSON.parse(quoteExactNumbers(await response.text(), 1, largeProperties(entityType)));
-    } else {
-      body = await response.json();
-      this.precision.checkRecord(body, entityType);
-    }
+    // Parsed as reads are: Int64/Decimal exact on v4 services that ignore IEEE754Compatible.
+    const body = await readJsonAnswer(response, this.precision, protocol.version, entityType, 'entity');
     return withETag(protocol.decodeEntity(body, ctx.decode), response.headers.get('etag'));
   }
 

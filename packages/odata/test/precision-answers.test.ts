@@ -3,7 +3,7 @@
 // CAP does without its feature flag) are parsed from their digits too.
 import type { ServerResponse } from 'node:http';
 import { startServer, type TestServer } from '@sluice/testkit';
-import type { SluiceEvent } from '@sluice/core';
+import { DecodeError, type SluiceEvent } from '@sluice/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAsyncPoller, createODataClient, DeltaSync, type DeltaChange, type ODataClient } from '../src/index.js';
 import { memberText } from '../src/batch/json.js';
@@ -134,6 +134,23 @@ describe('exact Int64 in the result an async operation hands back (v4 without IE
     for (const job of ['1', '2']) {
       const done = await createAsyncPoller<Record<string, unknown>>(od, `${server.origin}/svc/$jobs/${job}`, { pollInterval: 1 }).wait();
       expect(done.value!['ID']).toBe('9007199254740993');
+    }
+  });
+});
+
+describe('an answer that is no JSON, read through the precision guard', () => {
+  it('is a DecodeError with the URL, status and an excerpt, as any JSON read (a delta page, a single get)', async () => {
+    const server = await startServer((_req, res) => send(res, 200, PLAIN, `{"value":[{"ID":1}] oops`));
+    servers.push(server);
+    const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', http: { retry: false } });
+    clients.push(od);
+    const store = { load: () => Promise.resolve(undefined), save: () => Promise.resolve(), clear: () => Promise.resolve() };
+    const delta = await (async () => { for await (const _c of new DeltaSync(od, od.from('Items'), { store }).changes()) { /* none */ } })().catch((e: unknown) => e);
+    const get = await od.from('Items').key(1).get().catch((e: unknown) => e);
+    for (const error of [delta, get]) {
+      expect(error).toBeInstanceOf(DecodeError);
+      expect(error).toMatchObject({ status: 200, bodyExcerpt: '{"value":[{"ID":1}] oops' });
+      expect((error as Error).message).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/svc\/Items(\(1\))?: response is not valid JSON/);
     }
   });
 });
