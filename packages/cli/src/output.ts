@@ -66,7 +66,15 @@ export class FileSink implements Sink {
   }
 
   async discard(): Promise<void> {
-    this.stream.destroy();
+    // A write may still be in flight (a Parquet header, a page of text): destroying the stream fails it, which
+    // is of no interest now, so that failure is caught here instead of escaping; the file closes before it goes.
+    this.stream.on('error', () => undefined);
+    if (!this.stream.closed) {
+      await new Promise<void>((resolve) => {
+        this.stream.once('close', () => resolve());
+        this.stream.destroy();
+      });
+    }
     await unlink(this.temp).catch(() => undefined);
     pending.delete(this.temp);
   }

@@ -4,6 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectCLI, sluiceCLI, startODataServer, type ODataTestServer, type SluiceCLI } from '@sluice/testkit';
+import { FileSink } from '../src/output.js';
 import { whenRequest } from './helpers.js';
 
 let cli: SluiceCLI;
@@ -36,6 +37,18 @@ async function exportTo(out: string, uid?: number): Promise<{ code: number | nul
 }
 
 describe('sluice export --out is checked before the first request', () => {
+  it('discarding a file while a write is in flight ends quietly: no error escapes, the temporary file is gone', async () => {
+    const target = join(dir, 'discarded.parquet');
+    for (let i = 0; i < 20; i++) {
+      const sink = await FileSink.open(target);
+      // The export awaits each write; the bytes may still be on their way to the file when it fails.
+      const written = sink.write(new Uint8Array(4096 * (i + 1))).catch(() => undefined);
+      await sink.discard();
+      await written;
+    }
+    expect((await readdir(dir)).filter((f) => f.startsWith('discarded.parquet'))).toEqual([]);
+  });
+
   it('a folder that does not exist is named, not the temporary file', async () => {
     const r = await exportTo(join(dir, 'missing', 'p.ndjson'));
     expect(r).toEqual({ code: 2, requests: 0, stderr: `sluice: --out ${join(dir, 'missing', 'p.ndjson')}: the folder ${join(dir, 'missing')} does not exist\n` });
