@@ -1,5 +1,5 @@
 // OData reads as users compare clients: the same 200,000 products from the test server (in its own process),
-// read by sluice's stream() (v4, v2), hand loops on undici.Pool and fetch, the SAP Cloud SDK (client generated
+// read by sluice's stream() and streamBatches() (v4, v2), hand loops on undici.Pool and fetch, the SAP Cloud SDK (client generated
 // now from the server's $metadata; typed pages with top/skip, and its raw request API following next links)
 // and @odata/client, each in its own child process. Every read is checked for the exact count, no duplicate
 // keys, and the 2,000 Int64 values above 2^53 among the first 22,000 products.
@@ -23,7 +23,7 @@ const COLLECT: ReaderKey[] = ['sluice-collect', 'sap-collect'];
 /** Every reader but `sap-getall`, which is run once to show what it returns (see run()), and the collecting ones. */
 const KEYS = (Object.keys(READERS) as ReaderKey[]).filter((k) => k !== 'sap-getall' && !COLLECT.includes(k));
 /** Page size 5,000: the fast clients and the SAP client (its cost is per record, not per page). */
-const KEYS_5000: ReaderKey[] = ['sluice-v4', 'pool-v4', 'sap-typed', 'sluice-v2', 'pool-v2'];
+const KEYS_5000: ReaderKey[] = ['sluice-v4', 'sluice-v4-batches', 'pool-v4', 'sap-typed', 'sluice-v2', 'sluice-v2-batches', 'pool-v2'];
 /** Readers that need bench/peers/ installed, and those that need the generated SAP client too. */
 const NEEDS_PEERS: ReaderKey[] = ['sap-typed', 'sap-raw', 'sap-getall', 'sap-collect', 'odata-client'];
 const NEEDS_SAP_CLIENT: ReaderKey[] = ['sap-typed', 'sap-getall', 'sap-collect'];

@@ -37,7 +37,7 @@ export async function handLoop(first: string, get: GetText): Promise<number> {
 }
 
 /** The v2 hand loop with sluice's shaping: records at `d.results`, `__next`, `__metadata` dropped. */
-async function handLoopV2(first: string, get: GetText): Promise<number> {
+export async function handLoopV2(first: string, get: GetText): Promise<number> {
   let url: string | undefined = first;
   let n = 0;
   while (url) {

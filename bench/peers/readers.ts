@@ -1,4 +1,4 @@
-// The clients bench/odata-peers.ts compares, each written as its user would: sluice's stream(), hand loops on
+// The clients bench/odata-peers.ts compares, each written as its user would: sluice's stream() and streamBatches(), hand loops on
 // undici.Pool and on fetch (v2 with sluice's shaping: records at `d.results`, `__next`, `__metadata` dropped),
 // the SAP Cloud SDK's generated v4 client (page by page with top/skip) and its raw request API following next
 // links, and @odata/client (page by page with top/skip). Each reader hands every record to a RecordSink.
@@ -36,6 +36,20 @@ function sluice(job: ReadJob, version: '4.0' | '2.0'): Reader {
       for await (const item of od.from<Row>('Products').top(job.records).stream()) {
         if (item.error) throw item.error;
         sink.add(item.value.ID as number, item.value.Stock);
+      }
+    },
+    close: () => od.close(),
+  };
+}
+
+/** sluice's streamBatches(): the same records in arrays, one per run of a body chunk. */
+function sluiceBatches(job: ReadJob, version: '4.0' | '2.0'): Reader {
+  const od = createODataClient({ serviceURL: version === '4.0' ? job.v4 : job.v2, version, http: { retry: false } });
+  return {
+    async read(sink) {
+      for await (const batch of od.from<Row>('Products').top(job.records).streamBatches()) {
+        if (batch.error) throw batch.error;
+        for (const row of batch.value) sink.add(row.ID as number, row.Stock);
       }
     },
     close: () => od.close(),
@@ -203,6 +217,7 @@ function odataClient(job: ReadJob): Reader {
 /** The contenders by key: label, protocol, and how to open one. */
 export const READERS = {
   'sluice-v4': { label: 'sluice `stream()`', protocol: 'v4', open: (j: ReadJob) => sluice(j, '4.0') },
+  'sluice-v4-batches': { label: 'sluice `streamBatches()`', protocol: 'v4', open: (j: ReadJob) => sluiceBatches(j, '4.0') },
   'pool-v4': { label: 'hand loop: `undici.Pool` + JSON.parse + nextLink', protocol: 'v4', open: (j: ReadJob) => poolLoop(j, 4) },
   'fetch-v4': { label: 'hand loop: `fetch` + `res.json()` + nextLink', protocol: 'v4', open: (j: ReadJob) => fetchLoop(j, 4) },
   'sap-typed': { label: 'SAP Cloud SDK, generated client, top/skip pages', protocol: 'v4', open: sapTyped },
@@ -212,6 +227,7 @@ export const READERS = {
   'sap-collect': { label: 'SAP Cloud SDK, generated client, top/skip pages into an array', protocol: 'v4', open: sapCollect },
   'odata-client': { label: '`@odata/client`, top/skip pages', protocol: 'v4', open: odataClient },
   'sluice-v2': { label: 'sluice `stream()`', protocol: 'v2', open: (j: ReadJob) => sluice(j, '2.0') },
+  'sluice-v2-batches': { label: 'sluice `streamBatches()`', protocol: 'v2', open: (j: ReadJob) => sluiceBatches(j, '2.0') },
   'pool-v2': { label: 'hand loop: `undici.Pool`, v2 shaping', protocol: 'v2', open: (j: ReadJob) => poolLoop(j, 2) },
   'fetch-v2': { label: 'hand loop: `fetch`, v2 shaping', protocol: 'v2', open: (j: ReadJob) => fetchLoop(j, 2) },
 } as const;

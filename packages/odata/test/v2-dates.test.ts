@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createODataClient } from '../src/index.js';
 import { decodeV2Date, decodeV2Time } from '../src/v2/values.js';
 import { edmxDocument, propertiesXML } from '@sluice/testkit';
+import { utcText } from '../src/v2/utc-text.js';
 import { json, serve } from './helpers.js';
 
 const EDMX = edmxDocument('2.0', 'S', [
@@ -78,6 +79,16 @@ describe('v2 /Date(...)/ values', () => {
     const cases = [['0+0000', '1970-01-01T00:00:00.000Z'], ['0+0330', '1970-01-01T05:30:00.000+05:30'], ['0+0100', '1970-01-01T01:00:00.000+01:00'],
       ['-86400000', '1969-12-31T00:00:00.000Z'], ['abc', '/Date(abc)/']];
     for (const [wire, text] of cases) expect(decodeV2Date(`/Date(${wire!})/`)).toBe(text);
+  });
+
+  it('writes instants as toISOString() does, leap days, years before 1970 and the ends of 0000-9999 included', () => {
+    const first = -62_167_219_200_000;
+    const last = 253_402_300_799_999;
+    const edges = [first, last, first - 1, last + 1, 0, -1, 1, -86_400_000, -86_399_999, 951_782_400_000, 951_868_800_000, 4_107_542_399_999, 8.64e15, -8.64e15];
+    // 200,000 instants across the whole range, each at another time of day.
+    const sweep = Array.from({ length: 200_000 }, (_, k) => first + k * 1_578_011_503);
+    for (const ms of [...edges, ...sweep]) expect(utcText(ms), String(ms)).toBe(new Date(ms).toISOString());
+    expect(decodeV2Date('/Date(-62135596800001)/')).toBe('0000-12-31T23:59:59.999Z');
   });
 
   it('reads Edm.Time durations as times of day', () => {

@@ -1,6 +1,7 @@
 import type { PropertyInfo } from '../metadata/model.js';
 import type { DecodeContext } from '../protocol/types.js';
 import { v2Control } from '../read/control.js';
+import { utcText } from './utc-text.js';
 
 // OData v2 JSON verbose ([MS-ODATA] 2.2.6.3.1): "\/Date(<ms since 1970, UTC>[+|-<offset>])\/".
 const DATE = /^\/Date\((-?\d+)(?:([+-])(\d{4}))?\)\/$/;
@@ -28,7 +29,7 @@ function offsetMinutes(sign: string, digits: string): number {
  */
 function isoText(ms: number, minutes: number, precision: number | undefined): string {
   const fraction = precision === undefined ? true : precision > 0 || ms % 1000 !== 0;
-  const local = new Date(ms + minutes * 60_000).toISOString();
+  const local = utcText(ms + minutes * 60_000);
   const stamp = fraction ? local.slice(0, -1) : local.slice(0, 19);
   if (minutes === 0) return `${stamp}Z`;
   const abs = Math.abs(minutes);
