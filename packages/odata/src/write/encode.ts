@@ -2,6 +2,7 @@ import { ConfigError } from '@sluice/core';
 import type { ComplexTypeInfo, EntityTypeInfo, ServiceMetadata } from '../metadata/model.js';
 import type { ODataProtocol } from '../protocol/types.js';
 import { toLiteral, TypedValue, type Literal } from '../query/literal.js';
+import { derivedType, namedType } from './derived-type.js';
 
 /** What encoding a request body needs: the protocol, the model when loaded, and the number mode. */
 export interface EncodeContext {
@@ -87,7 +88,9 @@ export function encodeValue(value: unknown, type: string | undefined, nullable: 
  * The body of an entity (or complex value) for a create, update or deep insert: every property encoded
  * by its EDM type when `$metadata` is loaded (a wrong type is a ConfigError before anything is sent),
  * navigation properties holding entities (deep insert) encoded by their target type, read annotations
- * (`@odata.etag`, v2 `__metadata`) dropped, `@odata.type` and `Nav@odata.bind` kept.
+ * (`@odata.etag`, v2 `__metadata`) dropped, `@odata.type` and `Nav@odata.bind` kept. An entity naming a type
+ * derived from the addressed one in `@odata.type` (v2 also `__metadata.type`) is checked and encoded by
+ * that type; v2 sends the name as `__metadata.type`.
  */
 export function encodeProperties(
   entity: Record<string, unknown>, type: EntityTypeInfo | ComplexTypeInfo | undefined, ctx: EncodeContext, path: string,
@@ -123,7 +126,17 @@ export function encodeProperties(
 
 function encodeEntityValue(value: unknown, type: EntityTypeInfo | undefined, ctx: EncodeContext, path: string): Record<string, unknown> {
   if (!isPlainObject(value)) throw new ConfigError(path, `expects an entity object, got ${describe(value)}`);
-  return encodeProperties(value, type, ctx, path);
+  const v2 = ctx.protocol.version === '2.0';
+  const named = namedType(value, path, v2);
+  // An instance of a derived type: its own properties are checked and encoded by it.
+  const written = named === undefined || type === undefined || ctx.metadata === undefined ? type : derivedType(ctx.metadata, type, named);
+  const out = encodeProperties(value, written, ctx, path);
+  if (named !== undefined && v2) {
+    // v2 names the type in `__metadata` (JSON verbose format); only a type other than the addressed one.
+    delete out['@odata.type'];
+    if (written === undefined || written.qualifiedName !== type?.qualifiedName) out['__metadata'] = { type: written?.qualifiedName ?? named.name };
+  }
+  return out;
 }
 
 /** The JSON body of an entity write, checked as {@link encodeProperties} does. */
