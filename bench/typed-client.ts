@@ -43,7 +43,7 @@ export function syntheticSpec(n: number): string {
   return out.join('\n');
 }
 
-function usage(sets: number, typed: boolean): string {
+function usage(sets: number, typed: boolean, deep: boolean): string {
   const lines = typed
     ? ["import { createODataClient } from '@sluice/odata';", "import type { Service } from './service.js';", '',
       "const od = createODataClient<Service>({ serviceURL: 'http://127.0.0.1:9/svc/', version: '4.0' });"]
@@ -56,6 +56,8 @@ function usage(sets: number, typed: boolean): string {
     lines.push(`  out.push(await ${from}.select('ID', 'P0', 'P1').filter((f) => f.and(f.gt('ID', 1), f.isNull('P0'))).orderBy('ID desc').expand('Next').top(5).list());`);
     lines.push(`  out.push(await ${from}.key(1).nav('Next').navMany('Items').select('ID').list());`);
     lines.push(`  out.push(await ${from}.create({ ID: 1 }));`);
+    // Paths through three to-one hops, any() over a to-many one reached through a to-one one, nested expand options.
+    if (deep) lines.push(`  out.push(await ${from}.filter((f) => f.and(f.eq('Next/Next/ID', 2), f.isNotNull('Next/Next/Next/P0'), f.any('Next/Items', 'x', (x) => x.gt('Next/ID', 3)))).orderBy('Next/Next/ID desc').expand('Next', { select: ['ID', 'P1'], expand: { Items: { select: ['ID'] } } }).list());`);
     lines.push(typed ? `  out.push(await ${from}.key(1).action('NS.Act${i}', { Value: 1 }).execute());` : `  out.push(await ${from}.key(1).action('NS.Act${i}').parameter('Value', 1).execute());`);
   }
   lines.push(typed ? "  out.push(await od.action('Op7', { A: 'x' }).execute());" : "  out.push(await od.action('Op7').parameter('A', 'x').execute());");
@@ -87,9 +89,13 @@ export async function run(): Promise<string> {
   const spec = syntheticSpec(ENTITY_TYPES);
   writeFileSync(`${dir}service.ts`, spec);
   const rows: string[] = [];
-  for (const [label, sets, typed] of [['untyped, 5 sets', 5, false], ['typed, 5 sets', 5, true], ['typed, 200 sets', 200, true]] as const) {
-    const file = `${dir}use-${typed ? 'typed' : 'untyped'}-${sets}.ts`;
-    writeFileSync(file, usage(sets, typed));
+  const programs = [
+    ['untyped, 5 sets', 5, false, false], ['typed, 5 sets', 5, true, false], ['typed, 200 sets', 200, true, false],
+    ['untyped, 200 sets, deep paths and nested expand', 200, false, true], ['typed, 200 sets, deep paths and nested expand', 200, true, true],
+  ] as const;
+  for (const [label, sets, typed, deep] of programs) {
+    const file = `${dir}use-${typed ? 'typed' : 'untyped'}-${sets}${deep ? '-deep' : ''}.ts`;
+    writeFileSync(file, usage(sets, typed, deep));
     const f = tsc(file);
     rows.push(`| ${label} | ${f.check.toFixed(2)} s | ${f.total.toFixed(2)} s | ${f.memory.toFixed(0)} MB | ${f.types.toLocaleString('en')} |`);
   }
@@ -98,7 +104,8 @@ export async function run(): Promise<string> {
     '',
     `A synthetic service spec (${ENTITY_TYPES.toLocaleString('en')} entity types of 20 properties, a to-one and a to-many navigation and a bound action each; ` +
       `${ENTITY_TYPES.toLocaleString('en')} entity sets; 100 unbound actions and functions; ${(spec.length / 1e6).toFixed(1)} MB of TypeScript), ` +
-      'and a program using it: per set a select/filter/orderBy/expand read, a key/nav/navMany read, a create and a bound action. ' +
+      'and a program using it: per set a select/filter/orderBy/expand read, a key/nav/navMany read, a create and a bound action; ' +
+      'the "deep" rows add per set a read filtered and ordered through three to-one hops, with `any()` over a to-many navigation reached through a to-one one and an `expand` with nested `select` and `expand`. ' +
       '`tsc --noEmit --extendedDiagnostics` (strict), sluice compiled from source in each run. ' +
       'The untyped row is the same program with `od.from<Row>(...)`, without the spec.',
     '',

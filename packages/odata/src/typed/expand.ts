@@ -8,20 +8,23 @@ import type { EntityTypeSpec } from './spec.js';
 
 /**
  * Options nested in a typed `$expand` item (v4; v2 takes none): the target's property and navigation
- * names are checked. `select` narrows the expanded value's type; `expand` (names, or names with their
- * own options) adds the target's navigation properties to it.
+ * names are checked. `select` (`K`: the names selected) narrows the expanded value's type; `expand` (`XP`:
+ * names, or names with their own options) adds the target's navigation properties to it.
  */
-export interface TypedExpandOptions<T extends EntityTypeSpec> {
+export interface TypedExpandOptions<T extends EntityTypeSpec, K extends string = PropName<T>, XP = ExpandMap<T>> {
   /** Properties of the target to read (narrows the expanded value's type). */
-  select?: readonly PropName<T>[] | undefined;
+  select?: readonly K[] | undefined;
   filter?: string | Expr | ((f: TypedFilterBuilder<T>) => Expr) | undefined;
   orderBy?: readonly OrderItem<T>[] | undefined;
   top?: number | undefined;
   skip?: number | undefined;
   count?: boolean | undefined;
   /** Navigation properties of the target to expand in turn: names, or names with their own options (`true`: none). */
-  expand?: readonly NavName<T>[] | { readonly [N in NavName<T>]?: TypedExpandOptions<NavTarget<T, N>> | true } | undefined;
+  expand?: XP | undefined;
 }
+
+/** What nested `expand` options of target T take: navigation property names, or names with their own options (`true`: none). */
+export type ExpandMap<T extends EntityTypeSpec> = readonly NavName<T>[] | { readonly [N in NavName<T>]?: TypedExpandOptions<NavTarget<T, N>> | true };
 
 /** How many levels of nested `expand` options shape the row type; deeper expansions are read but not typed. */
 export type MaxExpandDepth = 3;
@@ -36,12 +39,16 @@ export type SelectOf<O> = O extends { readonly select: readonly (infer K extends
 export type ExpandedRow<T extends EntityTypeSpec, O, Depth extends number = MaxExpandDepth> =
   Selected<T, SelectOf<O>> & ([Depth] extends [0] ? unknown : NestedExpanded<T, O extends { readonly expand: infer XP } ? XP : never, Fewer[Depth]>);
 
-/** What the `expand` of nested options adds: each named navigation property, typed by its target (and its own options). */
-type NestedExpanded<T extends EntityTypeSpec, XP, Depth extends number> = [XP] extends [never]
+/** What nested `expand` options (`XP`) add: each named navigation property, typed by its target (and its own options). */
+export type NestedExpanded<T extends EntityTypeSpec, XP, Depth extends number = Fewer[MaxExpandDepth]> = [XP] extends [never]
   ? unknown
   : XP extends readonly (infer M extends string)[]
     ? { [P in M & NavName<T>]: NavValue<T, P, NavTarget<T, P>['props']> }
     : { [P in keyof XP & NavName<T>]: NavValue<T, P, XP[P] extends true ? NavTarget<T, P>['props'] : ExpandedRow<NavTarget<T, P>, XP[P], Depth>> };
 
-/** What `expand(N, options)` adds to the row type: `N`, an array (to-many) or the entity or null (to-one), as `options` read it. */
-export type Expanded<E extends EntityTypeSpec, N extends NavName<E>, O = unknown> = { [P in N]: NavValue<E, N, ExpandedRow<NavTarget<E, N>, O>> };
+/**
+ * What `expand(N, { select, expand })` adds to the row type: `N`, an array (to-many) or the entity or null
+ * (to-one), with the properties `K` selected (all when `never`) and what the nested `expand` (`XP`) adds.
+ */
+export type Expanded<E extends EntityTypeSpec, N extends NavName<E>, K extends string = never, XP = never> =
+  { [P in N]: NavValue<E, N, Selected<NavTarget<E, N>, K> & NestedExpanded<NavTarget<E, N>, XP>> };

@@ -13,8 +13,8 @@ import type {
   CreateInput, KeyArg, NavManyName, NavName, NavOneName, NavTarget, Operation, ParamsArg, PropName, Selected, UpdateInput,
 } from './names.js';
 import type { CheckOrderItem } from './paths.js';
-import type { Expanded, TypedExpandOptions } from './expand.js';
-import type { EmptyMap, EntityTypeSpec } from './spec.js';
+import type { Expanded, ExpandMap, TypedExpandOptions } from './expand.js';
+import type { EntityTypeSpec } from './spec.js';
 
 /** An action of a typed client: parameters were given with the name; `execute()` sends it. */
 export interface TypedActionCall<R> {
@@ -49,7 +49,9 @@ export interface TypedQuery<E extends EntityTypeSpec, Sel extends string = never
   /** Adds properties to `$select`; the rows then have only the selected properties (and the expanded ones). */
   select<K extends PropName<E>>(...properties: K[]): TypedQuery<E, Sel | K, X>;
   /** Expands a navigation property (nested options in v4); the rows gain it, typed by its target as the options read it. */
-  expand<N extends NavName<E>, const O extends TypedExpandOptions<NavTarget<E, N>> = EmptyMap>(navigation: N, nested?: O & TypedExpandOptions<NavTarget<E, N>>): TypedQuery<E, Sel, X & Expanded<E, N, O>>;
+  expand<N extends NavName<E>, K extends PropName<NavTarget<E, N>> = never, const XP extends ExpandMap<NavTarget<E, N>> = never>(
+    navigation: N, nested?: TypedExpandOptions<NavTarget<E, N>, K, XP & ExpandMap<NavTarget<E, N>>>,
+  ): TypedQuery<E, Sel, X & Expanded<E, N, K, XP>>;
   /** Adds `$orderby` items: `'Price desc'`, `'Name'`, `'Category/Name asc'` (paths as the filter builder takes them). */
   orderBy<P extends string>(...items: (P & CheckOrderItem<E, P>)[]): TypedQuery<E, Sel, X>;
   /** `$top` */ top(n: number): TypedQuery<E, Sel, X>;
@@ -91,7 +93,9 @@ export interface TypedEntity<E extends EntityTypeSpec, Sel extends string = neve
   /** Adds properties to `$select`. */
   select<K extends PropName<E>>(...properties: K[]): TypedEntity<E, Sel | K, X>;
   /** Expands a navigation property (nested options in v4), typed as for {@link TypedQuery.expand}. */
-  expand<N extends NavName<E>, const O extends TypedExpandOptions<NavTarget<E, N>> = EmptyMap>(navigation: N, nested?: O & TypedExpandOptions<NavTarget<E, N>>): TypedEntity<E, Sel, X & Expanded<E, N, O>>;
+  expand<N extends NavName<E>, K extends PropName<NavTarget<E, N>> = never, const XP extends ExpandMap<NavTarget<E, N>> = never>(
+    navigation: N, nested?: TypedExpandOptions<NavTarget<E, N>, K, XP & ExpandMap<NavTarget<E, N>>>,
+  ): TypedEntity<E, Sel, X & Expanded<E, N, K, XP>>;
   /** A custom query option. */
   param(name: string, value: string | number | boolean): TypedEntity<E, Sel, X>;
   /** Follows a to-one navigation property. */
