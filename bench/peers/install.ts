@@ -1,6 +1,7 @@
-// The peer OData clients of bench/odata-peers.ts live in bench/peers/ with their own package.json and lock,
-// out of the workspace install (CI's `npm ci` + `npm test` never sees them). This installs them on first
-// use and generates the SAP Cloud SDK client from the test server's $metadata, as an SDK user would.
+// The peer OData clients of bench/odata-peers.ts and the generators of bench/codegen.ts live in bench/peers/
+// with their own package.json and lock, out of the workspace install (CI's `npm ci` + `npm test` never sees
+// them). This installs them on first use and generates the SAP Cloud SDK client from the test server's
+// $metadata, as an SDK user would.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
