@@ -1,6 +1,7 @@
 import type { Expr } from '../query/filter.js';
 import type { TypedFilterBuilder } from './filter.js';
 import type { NavName, NavTarget, NavValue, OrderItem, PropName, Selected } from './names.js';
+import type { OneLess } from './paths.js';
 import type { EntityTypeSpec } from './spec.js';
 
 // What `expand()` adds to a typed query's rows: the navigation property, typed by its target as the nested
@@ -29,18 +30,15 @@ export type ExpandMap<T extends EntityTypeSpec> = readonly NavName<T>[] | { read
 /** How many levels of nested `expand` options shape the row type; deeper expansions are read but not typed. */
 export type MaxExpandDepth = 3;
 
-/** One less: the levels left below a nested expansion. */
-type Fewer = [never, 0, 1, 2];
-
 /** The property names nested options `O` select (`never`, all properties, when they select none). */
 export type SelectOf<O> = O extends { readonly select: readonly (infer K extends string)[] } ? K : never;
 
 /** An entity of type T as an expansion with options `O` reads it: its selected properties and what `O.expand` adds. */
 export type ExpandedRow<T extends EntityTypeSpec, O, Depth extends number = MaxExpandDepth> =
-  Selected<T, SelectOf<O>> & ([Depth] extends [0] ? unknown : NestedExpanded<T, O extends { readonly expand: infer XP } ? XP : never, Fewer[Depth]>);
+  Selected<T, SelectOf<O>> & ([Depth] extends [0] ? unknown : NestedExpanded<T, O extends { readonly expand: infer XP } ? XP : never, OneLess[Depth]>);
 
 /** What nested `expand` options (`XP`) add: each named navigation property, typed by its target (and its own options). */
-export type NestedExpanded<T extends EntityTypeSpec, XP, Depth extends number = Fewer[MaxExpandDepth]> = [XP] extends [never]
+export type NestedExpanded<T extends EntityTypeSpec, XP, Depth extends number = OneLess[MaxExpandDepth]> = [XP] extends [never]
   ? unknown
   : XP extends readonly (infer M extends string)[]
     ? { [P in M & NavName<T>]: NavValue<T, P, NavTarget<T, P>['props']> }

@@ -8,14 +8,14 @@ import type { EntityTypeSpec } from './spec.js';
 /** How many to-one navigation properties a typed path may pass through (`A/B/C/Name`); deeper paths through `raw()`. */
 export type MaxPathHops = 3;
 
-/** One less: the hops left after a navigation step. */
-type Fewer = [never, 0, 1, 2];
+/** One less (`OneLess[3]` is 2): the hops or levels left after a step, for the depth limits of typed paths and expansions. */
+export type OneLess = [never, 0, 1, 2];
 
 /** What may start a path of E: a property, or a to-one navigation property followed by `/`. */
 export type PathStart<E extends EntityTypeSpec> = PropName<E> | `${NavOneName<E>}/${string}`;
 
 /** The EDM type a spec declares for property P (`unknown` when it declares none). */
-type EdmOf<E extends EntityTypeSpec, P> = P extends keyof E['edm'] ? E['edm'][P] : unknown;
+export type EdmOf<E extends EntityTypeSpec, P> = P extends keyof E['edm'] ? E['edm'][P] : unknown;
 
 /**
  * `P` itself when it is a property of E, or a property reached through up to {@link MaxPathHops} to-one
@@ -29,7 +29,7 @@ export type CheckPath<E extends EntityTypeSpec, P extends string, Edm = unknown,
     ? ([unknown] extends [Edm] ? P : EdmOf<E, P> extends Edm ? P : PropOfEdm<E, Edm & string>)
     : P extends `${infer N}/${infer Rest}`
       ? N extends NavOneName<E>
-        ? [Hops] extends [0] ? PropName<E> : `${N}/${CheckPath<NavTarget<E, N>, Rest, Edm, Fewer[Hops]>}`
+        ? [Hops] extends [0] ? PropName<E> : `${N}/${CheckPath<NavTarget<E, N>, Rest, Edm, OneLess[Hops]>}`
         : PathStart<E>
       : PathStart<E>;
 
@@ -46,7 +46,7 @@ export type CheckManyPath<E extends EntityTypeSpec, P extends string, Hops exten
     ? P
     : P extends `${infer N}/${infer Rest}`
       ? N extends NavOneName<E>
-        ? [Hops] extends [0] ? NavManyName<E> : `${N}/${CheckManyPath<NavTarget<E, N>, Rest, Fewer[Hops]>}`
+        ? [Hops] extends [0] ? NavManyName<E> : `${N}/${CheckManyPath<NavTarget<E, N>, Rest, OneLess[Hops]>}`
         : NavManyName<E> | `${NavOneName<E>}/${string}`
       : NavManyName<E> | `${NavOneName<E>}/${string}`;
 
