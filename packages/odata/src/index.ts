@@ -43,7 +43,7 @@ export type { ServiceSpec, EntityTypeSpec, NavSpec, OperationSpec, EmptyMap } fr
 export type { TypedODataClient } from './typed/client.js';
 export type { HasUntyped } from './untyped-view.js';
 export type { TypedQuery, TypedEntity, TypedActionCall, TypedFunctionCall, TypedRow } from './typed/query.js';
-export type { TypedExpandOptions, ExpandMap, Expanded, ExpandedRow, NestedExpanded, SelectOf, MaxExpandDepth } from './typed/expand.js';
+export type { TypedExpandOptions, ExpandMap, Expanded, ExpandedRow, NestedExpanded, SelectOf, MaxExpandDepth, CheckExpandPath, ExpandedPath } from './typed/expand.js';
 export type { TypedFilterBuilder } from './typed/filter.js';
 export type {
   PropName, PropOfEdm, NumericEdm, DateEdm, TimeEdm, FilterValue, NavName, NavOneName, NavManyName, NavTarget, SpecOf, NavValue, Selected, OrderItem, KeyArg,

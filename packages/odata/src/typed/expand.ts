@@ -1,7 +1,7 @@
 import type { Expr } from '../query/filter.js';
 import type { TypedFilterBuilder } from './filter.js';
 import type { NavName, NavTarget, NavValue, OrderItem, PropName, Selected } from './names.js';
-import type { OneLess } from './paths.js';
+import type { MaxPathHops, OneLess } from './paths.js';
 import type { EntityTypeSpec } from './spec.js';
 
 // What `expand()` adds to a typed query's rows: the navigation property, typed by its target as the nested
@@ -50,3 +50,24 @@ export type NestedExpanded<T extends EntityTypeSpec, XP, Depth extends number = 
  */
 export type Expanded<E extends EntityTypeSpec, N extends NavName<E>, K extends string = never, XP = never> =
   { [P in N]: NavValue<E, N, Selected<NavTarget<E, N>, K> & NestedExpanded<NavTarget<E, N>, XP>> };
+
+/**
+ * `P` when it is a path of navigation properties of E (`'Lines/Order'`, at most {@link MaxPathHops} + 1
+ * steps, to-one or to-many), else what was allowed where it went wrong. OData v2 expands such paths
+ * (`$expand=Lines/Order`); v4 takes nested options instead.
+ */
+export type CheckExpandPath<E extends EntityTypeSpec, P extends string, Hops extends number = MaxPathHops> =
+  P extends NavName<E>
+    ? P
+    : P extends `${infer N}/${infer Rest}`
+      ? N extends NavName<E>
+        ? [Hops] extends [0] ? NavName<E> : `${N}/${CheckExpandPath<NavTarget<E, N>, Rest, OneLess[Hops]>}`
+        : NavName<E> | `${NavName<E>}/${string}`
+      : NavName<E> | `${NavName<E>}/${string}`;
+
+/** What `expand('A/B')` adds to the row type: `A`, typed by its target, which has `B`, and so on along the path. */
+export type ExpandedPath<E extends EntityTypeSpec, P extends string> = P extends NavName<E>
+  ? { [K in P]: NavValue<E, P, NavTarget<E, P>['props']> }
+  : P extends `${infer N extends NavName<E>}/${infer Rest}`
+    ? { [K in N]: NavValue<E, N, NavTarget<E, N>['props'] & ExpandedPath<NavTarget<E, N>, Rest>> }
+    : never;

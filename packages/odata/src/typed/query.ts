@@ -13,7 +13,7 @@ import type {
   CreateInput, KeyArg, NavManyName, NavName, NavOneName, NavTarget, Operation, ParamsArg, PropName, Selected, UpdateInput,
 } from './names.js';
 import type { CheckOrderItem } from './paths.js';
-import type { Expanded, ExpandMap, TypedExpandOptions } from './expand.js';
+import type { CheckExpandPath, Expanded, ExpandedPath, ExpandMap, TypedExpandOptions } from './expand.js';
 import type { EntityTypeSpec } from './spec.js';
 
 /** An action of a typed client: parameters were given with the name; `execute()` sends it. */
@@ -52,6 +52,8 @@ export interface TypedQuery<E extends EntityTypeSpec, Sel extends string = never
   expand<N extends NavName<E>, K extends PropName<NavTarget<E, N>> = never, const XP extends ExpandMap<NavTarget<E, N>> = never>(
     navigation: N, nested?: TypedExpandOptions<NavTarget<E, N>, K, XP & ExpandMap<NavTarget<E, N>>>,
   ): TypedQuery<E, Sel, X & Expanded<E, N, K, XP>>;
+  /** Expands a path of navigation properties (`'Lines/Order'`; v2: v4 takes nested options instead); the rows gain every step of it. */
+  expand<P extends `${string}/${string}`>(path: P & CheckExpandPath<E, P>): TypedQuery<E, Sel, X & ExpandedPath<E, P>>;
   /** Adds `$orderby` items: `'Price desc'`, `'Name'`, `'Category/Name asc'` (paths as the filter builder takes them). */
   orderBy<P extends string>(...items: (P & CheckOrderItem<E, P>)[]): TypedQuery<E, Sel, X>;
   /** `$top` */ top(n: number): TypedQuery<E, Sel, X>;
@@ -96,6 +98,8 @@ export interface TypedEntity<E extends EntityTypeSpec, Sel extends string = neve
   expand<N extends NavName<E>, K extends PropName<NavTarget<E, N>> = never, const XP extends ExpandMap<NavTarget<E, N>> = never>(
     navigation: N, nested?: TypedExpandOptions<NavTarget<E, N>, K, XP & ExpandMap<NavTarget<E, N>>>,
   ): TypedEntity<E, Sel, X & Expanded<E, N, K, XP>>;
+  /** Expands a path of navigation properties (v2), typed as for {@link TypedQuery.expand}. */
+  expand<P extends `${string}/${string}`>(path: P & CheckExpandPath<E, P>): TypedEntity<E, Sel, X & ExpandedPath<E, P>>;
   /** A custom query option. */
   param(name: string, value: string | number | boolean): TypedEntity<E, Sel, X>;
   /** Follows a to-one navigation property. */

@@ -186,6 +186,11 @@ describe('typed client against the testkit OData server, model given ahead', () 
     expect(rows.map((r) => r.ReleaseDate)).toEqual([expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z$/), expect.any(String)]);
     expect(await od.function('Echo', { Text: 'v2', Count: 1 }).execute()).toBe('v2|1');
     expect(srv.requests.at(-1)!.method).toBe('GET');
+    // v2 expands paths (no nested options): every step typed and read.
+    const categories = await od.from('Categories').orderBy('ID').top(2).expand('Products/Category').list();
+    expect(decodeURIComponent(srv.requests.at(-1)!.url)).toContain('$expand=Products/Category');
+    const first = categories[0]!.Products[0]!;
+    expect(first.Category?.ID).toBe(categories[0]!.ID);
     const { value } = await od.from('Orders').create({ Customer: 'V2', Amount: '1.00', Quantity: '1' });
     expect(value?.Customer).toBe('V2');
     expect(overhead(start)).toEqual([]);

@@ -256,4 +256,14 @@ export async function nestedExpand(od: TypedODataClient<Geo>, demo: TypedODataCl
   od.from('Cities').expand('Country', { expand: { Region: { select: ['Nome'] } } });
   // @ts-expect-error "Weight"
   od.from('Cities').expand('Streets', { filter: (f) => f.gt('Weight', 1) });
+  // Paths of navigation properties (v2's $expand=A/B): every step is added.
+  const pathed = await od.from('Streets').expand('City/Country/Region').expand('City/Streets').list();
+  expectType(pathed[0]!.City!.Country!.Region)<Region | null>(true);
+  expectType(pathed[0]!.City!.Streets)<Street[]>(true);
+  const one = await od.from('Cities').key(1).expand('Streets/City').get();
+  expectType(one.Streets[0]!.City)<City | null>(true);
+  // @ts-expect-error "Country/Name"
+  od.from('Cities').expand('Country/Name');
+  // @ts-expect-error "City/Country/Capital/Country/Region"
+  od.from('Streets').expand('City/Country/Capital/Country/Region');
 }
