@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createODataClient } from '@sluice/odata';
+import { createODataClient, type EmptyMap } from '@sluice/odata';
 import { SinkError, syncEntitySet } from '../src/index.js';
 import { openSqlite } from '../src/sync/sqlite.js';
 import { createOrders, ORDERS_SQL, serviceOrders, tableOrders, useOrders } from './sync-helpers.js';
@@ -55,6 +55,26 @@ describe('syncEntitySet into SQLite', () => {
     const [state] = read(path, "SELECT mode, phase, load_table, resume_link, runs FROM sluice_sync WHERE table_name = 'Orders'");
     expect(state).toMatchObject({ mode: 'delta', phase: 'tracking', load_table: null, runs: 3 });
     expect(String(state!['resume_link'])).toMatch(/\$deltatoken=\d+$/);
+  });
+
+  it('takes a client typed by its service and a typed query as they are', async () => {
+    interface OrderSpec {
+      props: { ID: number; Customer: string; Amount: string; Quantity: string; Status: string }; key: { ID: number };
+      edm: { ID: 'Edm.Int32'; Customer: 'Edm.String'; Amount: 'Edm.Decimal'; Quantity: 'Edm.Int64'; Status: 'Edm.String' }; nav: EmptyMap;
+      computed: never; immutable: 'ID'; actions: EmptyMap; functions: EmptyMap; collectionActions: EmptyMap; collectionFunctions: EmptyMap;
+    }
+    interface Shop { entitySets: { Orders: OrderSpec }; singletons: EmptyMap; actions: EmptyMap; functions: EmptyMap }
+    const typed = createODataClient<Shop>({ serviceURL: kit.server().v4, version: '4.0', http: { retry: false } });
+    try {
+      await createOrders(kit.client(), 2, 'typed');
+      const path = join(dir, 'typed.db');
+      const result = await syncEntitySet({ od: typed, entitySet: 'Orders', query: typed.from('Orders').select('ID', 'Customer'), table: 'TypedOrders', into: `sqlite:${path}` });
+      expect(result).toMatchObject({ run: 'load', upserted: kit.server().writes!.store.orders.size });
+      const rows = read(path, 'SELECT ID, Customer FROM TypedOrders ORDER BY ID');
+      expect(rows).toEqual((await typed.from('Orders').select('ID', 'Customer').orderBy('ID').list()).map((o) => ({ ID: o.ID, Customer: o.Customer })));
+    } finally {
+      await typed.close();
+    }
   });
 
   it('OData v2 (SAP Gateway __delta): load, then changes; the table equals the service', async () => {
