@@ -1,9 +1,10 @@
 // Writes of an instance of a derived entity type (`BaseType`) to an entity set of its base type, named by
 // `@odata.type` (v2: `__metadata.type`): checked and encoded by the derived type, against a node:http server.
 import { ConfigError } from '@sluice/core';
-import { edmxDocument, propertiesXML, startServer, type TestServer } from '@sluice/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createODataClient, type ODataClient } from '../src/index.js';
+import { edmxDocument, propertiesXML, type TestServer } from '@sluice/testkit';
+import { describe, expect, it } from 'vitest';
+import type { ODataClient } from '../src/index.js';
+import { metadataService } from './helpers.js';
 
 const KEY = '<Key><PropertyRef Name="ID"/></Key>';
 const schema = (version: '2.0' | '4.0'): string => {
@@ -18,31 +19,13 @@ const schema = (version: '2.0' | '4.0'): string => {
 const metadataXML = (version: '2.0' | '4.0'): string =>
   edmxDocument(version, 'S', schema(version)).replace('<Schema Namespace="S"', '<Schema Namespace="S" Alias="A"');
 
-const open: Array<{ server: TestServer; od: ODataClient }> = [];
-afterEach(async () => {
-  for (const { server, od } of open.splice(0)) {
-    await od.close();
-    await server.close();
-  }
-});
-
 /** A service with the derived types: `$metadata`, and every write answered 201/200 with the body it got. */
-async function service(version: '2.0' | '4.0'): Promise<{ server: TestServer; od: ODataClient }> {
-  const server = await startServer((req, res, body) => {
-    if (req.url === '/svc/$metadata') {
-      res.writeHead(200, { 'content-type': 'application/xml' });
-      res.end(metadataXML(version));
-      return;
-    }
+const service = (version: '2.0' | '4.0'): Promise<{ server: TestServer; od: ODataClient }> =>
+  metadataService(version, metadataXML(version), (req, res, body) => {
     const entity: unknown = JSON.parse(body);
     res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(version === '4.0' ? entity : { d: entity }));
   });
-  const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version, http: { retry: false } });
-  open.push({ server, od });
-  await od.metadata();
-  return { server, od };
-}
 
 const sent = (server: TestServer, method: string): unknown[] =>
   server.requests.filter((r) => r.method === method).map((r) => JSON.parse(r.body) as unknown);

@@ -1,13 +1,34 @@
 // Shared by the OData read tests: a node:http server answering by path+query, and stream helpers.
-import { startServer, type TestServer } from '@sluice/testkit';
+import { startServer, type TestHandler, type TestServer } from '@sluice/testkit';
 import type { ServerResponse } from 'node:http';
 import { afterEach } from 'vitest';
-import { createODataClient, type StreamItem } from '../src/index.js';
+import { createODataClient, type ODataClient, type StreamItem } from '../src/index.js';
 
 const servers: TestServer[] = [];
+const clients: ODataClient[] = [];
 afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
+
+/**
+ * A server answering `/svc/$metadata` with `metadataXML` and every other request with `answer`, and a client of
+ * `version` on it with `$metadata` loaded; both closed after each test.
+ */
+export async function metadataService(
+  version: '2.0' | '4.0', metadataXML: string, answer: TestHandler,
+): Promise<{ server: TestServer; od: ODataClient }> {
+  const server = await startServer((req, res, body) => {
+    if (req.url !== '/svc/$metadata') return answer(req, res, body);
+    res.writeHead(200, { 'content-type': 'application/xml' });
+    res.end(metadataXML);
+  });
+  servers.push(server);
+  const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version, http: { retry: false } });
+  clients.push(od);
+  await od.metadata();
+  return { server, od };
+}
 
 /** Answers one request; `attempt` counts requests to the same URL (1-based). */
 export type Handler = (res: ServerResponse, url: string, attempt: number) => void | Promise<void>;

@@ -43,8 +43,10 @@ export const date = (value: Date | string): TypedValue => new TypedValue('date',
 export const timeOfDay = (value: string): TypedValue => new TypedValue('timeofday', value);
 /** An Edm.Duration (ISO 8601 `P1DT2H`): `duration'…'` in v4, `time'…'` in v2. */
 export const duration = (value: string): TypedValue => new TypedValue('duration', value);
-/** An Edm.Binary from bytes. */
-export const binary = (value: Uint8Array): TypedValue => new TypedValue('binary', value);
+/**
+ * An Edm.Binary from bytes, or from their base64url or standard base64 text (a read's form, padding optional).
+ */
+export const binary = (value: Uint8Array | string): TypedValue => new TypedValue('binary', value);
 /** A value forced to be a string literal (even for a property that metadata says is numeric). */
 export const str = (value: string): TypedValue => new TypedValue('string', value);
 
@@ -56,12 +58,22 @@ const DATETIME = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,12})?)?)(Z|[+-]\
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TIME = /^\d{2}:\d{2}(:\d{2}(\.\d{1,12})?)?$/;
 const DURATION = /^-?P(\d+D)?(T(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/;
+/** base64url (RFC 4648 section 5) or standard base64 (section 4), one alphabet, padding optional. */
+const BASE64 = /^(?:[A-Za-z0-9_-]*|[A-Za-z0-9+/]*)={0,2}$/;
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 
 function bad(value: unknown, as: string): ConfigError {
   const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 60)) : typeof value === 'bigint' ? `${value}n` : String(value);
   return new ConfigError('literal', `${shown} is not a valid ${as}`);
+}
+
+/** The bytes of base64 or base64url text as canonical base64url (no padding); undefined for other text. */
+function base64Text(value: string): string | undefined {
+  if (!BASE64.test(value)) return undefined;
+  const padded = value.endsWith('=');
+  if (padded ? value.length % 4 !== 0 : value.length % 4 === 1) return undefined;
+  return Buffer.from(value, 'base64').toString('base64url');
 }
 
 function numberText(value: number, as: string): string {
@@ -136,7 +148,11 @@ export function toLiteralOfKind(kind: LiteralKind, value: unknown): Literal {
       throw bad(value, 'Duration');
     case 'binary':
       if (value instanceof Uint8Array) return { kind, text: Buffer.from(value).toString('base64url') };
-      throw bad(value, 'Binary');
+      if (typeof value === 'string') {
+        const text = base64Text(value);
+        if (text !== undefined) return { kind, text };
+      }
+      throw bad(value, 'Binary (bytes, or their base64url or base64 text)');
   }
 }
 
