@@ -1,6 +1,7 @@
 // Deterministic rows for the interop tests. Readings: 5,000 rows (seq 1..5000) for paging; the rest small
 // enough to assert exactly.
 import cds from '@sap/cds';
+import { Buffer } from 'node:buffer';
 
 const { INSERT } = cds.ql;
 
