@@ -20,7 +20,7 @@ export {
 } from './query/literal.js';
 export type { StreamItem, Page } from './read/stream-item.js';
 export type { StreamOptions } from './read/stream.js';
-export { ItemScanner, type ScanBatch } from './read/scanner.js';
+export { ItemScanner, type ParsedRun, type ScanBatch } from './read/scanner.js';
 export { parseErrorBody, type ParsedError } from './read/error-body.js';
 export {
   ODataError, ODataVersionError, PageError, PagingError, ResponseSizeError, RecordDecodeError, ODataFormatError, type ODataErrorDetail,
