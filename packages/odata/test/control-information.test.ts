@@ -121,6 +121,44 @@ describe('control information in large pages (records scanned and parsed in runs
 });
 
 
+describe('control information whose names are written with JSON escapes (\\u0040 for @)', () => {
+  // JSON.parse reads "\u0040odata.id" as "@odata.id": the reader must treat it exactly as the unescaped name,
+  // in pages scanned in runs (many records, many chunks) and in small pages alike, and in the envelope.
+  const escaped = (doc: unknown): string => JSON.stringify(doc).replace(/@/g, '\\u0040');
+  const rows = Array.from({ length: 2500 }, (_, i) => ({ '@odata.etag': `W/"${i}"`, ID: i, Mail: `user${i}@example.com` }));
+  const page = (from: number, to: number): unknown[] => rows.slice(from, to).map((r) => ({
+    '@odata.id': `Items(${r.ID})`, '@id': `Items(${r.ID})`, ...r, 'Tags@odata.navigationLink': `Items(${r.ID})/Tags`,
+    'Lines@odata.count': 1, Lines: [{ '@odata.editLink': 'Lines(1)', ID: 1 }],
+  }));
+  const kept = rows.map((r) => ({ ...r, 'Lines@odata.count': 1, Lines: [{ ID: 1 }] }));
+
+  for (const [name, pages] of [['large pages', [[0, 2000], [2000, 2500]]], ['small pages', [[0, 2], [2, 3]]]] as const) {
+    it(`${name}: escaped annotations are removed or kept like unescaped ones, the escaped next link is followed`, async () => {
+      const server = await startServer(async (req, res) => {
+        const second = (req.url ?? '').includes('skiptoken');
+        const [from, to] = pages[second ? 1 : 0];
+        const body = Buffer.from(escaped({ '@odata.context': '$metadata#Items', value: page(from, to), ...(second ? {} : { '@odata.nextLink': 'Items?$skiptoken=2' }) }));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        for (let at = 0; at < body.length; at += 8192) {
+          res.write(body.subarray(at, at + 8192));
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        res.end();
+      });
+      servers.push(server);
+      const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', http: { retry: false } });
+      clients.push(od);
+      const expected = kept.slice(0, pages[1][1]);
+      const streamed: unknown[] = [];
+      for await (const item of od.from('Items').stream()) streamed.push(item.value);
+      expect(streamed).toEqual(expected);
+      const batched: unknown[] = [];
+      for await (const item of od.from('Items').streamBatches()) batched.push(...(item.value ?? []));
+      expect(batched).toEqual(expected);
+    });
+  }
+});
+
 describe('OData v2: __metadata becomes the control information a v4 entity keeps', () => {
   const EDMX = `<?xml version="1.0" encoding="utf-8"?>
 <edmx:Edmx Version="1.0" xmlns:edmx="http://schemas.microsoft.com/ado/2007/06/edmx" xmlns:m="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata">
