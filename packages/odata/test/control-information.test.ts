@@ -89,24 +89,30 @@ describe('control information an entity keeps', () => {
   }
 });
 
+/** A v4 service answering every request with `body(url)`, written in small chunks one after the other (later chunks hold no envelope, only records). */
+async function chunkedService(body: (url: string) => Buffer): Promise<ODataClient> {
+  const server = await startServer(async (req, res) => {
+    const bytes = body(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'application/json' });
+    for (let at = 0; at < bytes.length; at += 4096) {
+      res.write(bytes.subarray(at, at + 4096));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    res.end();
+  });
+  servers.push(server);
+  const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', http: { retry: false } });
+  clients.push(od);
+  return od;
+}
+
 describe('control information in large pages (records scanned and parsed in runs, body in many chunks)', () => {
   it('removes control information wherever a record of the page holds it, and leaves records that hold none as they are', async () => {
     const rows = Array.from({ length: 3000 }, (_, i) => ({ '@odata.etag': `W/"${i}"`, ID: i, Mail: i % 7 === 0 ? `user${i}@example.com` : 'none' }));
     const marked = new Set([5, 1999, 2998]);
     const page = rows.map((r) => (marked.has(r.ID) ? { '@odata.id': `Items(${r.ID})`, ...r, 'Tags@odata.navigationLink': `Items(${r.ID})/Tags` } : r));
     const body = Buffer.from(JSON.stringify({ '@odata.context': '$metadata#Items', value: page }));
-    const server = await startServer(async (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      // Small chunks, one after the other: later chunks hold no envelope, only records.
-      for (let at = 0; at < body.length; at += 4096) {
-        res.write(body.subarray(at, at + 4096));
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      res.end();
-    });
-    servers.push(server);
-    const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', http: { retry: false } });
-    clients.push(od);
+    const od = await chunkedService(() => body);
     expect(await od.from('Items').list()).toEqual(rows);
   });
 
@@ -134,20 +140,11 @@ describe('control information whose names are written with JSON escapes (\\u0040
 
   for (const [name, pages] of [['large pages', [[0, 2000], [2000, 2500]]], ['small pages', [[0, 2], [2, 3]]]] as const) {
     it(`${name}: escaped annotations are removed or kept like unescaped ones, the escaped next link is followed`, async () => {
-      const server = await startServer(async (req, res) => {
-        const second = (req.url ?? '').includes('skiptoken');
+      const od = await chunkedService((url) => {
+        const second = url.includes('skiptoken');
         const [from, to] = pages[second ? 1 : 0];
-        const body = Buffer.from(escaped({ '@odata.context': '$metadata#Items', value: page(from, to), ...(second ? {} : { '@odata.nextLink': 'Items?$skiptoken=2' }) }));
-        res.writeHead(200, { 'content-type': 'application/json' });
-        for (let at = 0; at < body.length; at += 8192) {
-          res.write(body.subarray(at, at + 8192));
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-        res.end();
+        return Buffer.from(escaped({ '@odata.context': '$metadata#Items', value: page(from, to), ...(second ? {} : { '@odata.nextLink': 'Items?$skiptoken=2' }) }));
       });
-      servers.push(server);
-      const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', http: { retry: false } });
-      clients.push(od);
       const expected = kept.slice(0, pages[1][1]);
       const streamed: unknown[] = [];
       for await (const item of od.from('Items').stream()) streamed.push(item.value);
