@@ -143,6 +143,12 @@ describe('sluice export CSV formula guard', () => {
     try {
       const names = ['=1+1', '+SUM(A1)', '-2+3', '@cmd', '\tx', '-42', 'plain'];
       const created: number[] = [];
+      // an order before the ones the export asks for: --filter must leave it out
+      const decoy = await fetch(`${gw.v4}Orders`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ Customer: '=decoy', Amount: 1, Quantity: 1, Status: 'New' }),
+      });
+      expect(decoy.status).toBe(201);
       for (const name of names) {
         const res = await fetch(`${gw.v4}Orders`, {
           method: 'POST', headers: { 'content-type': 'application/json' },

@@ -38,10 +38,10 @@ export function orderEntityBody(store: OrderStore, order: OrderRecord, d: Dialec
   return `{"@odata.context":${JSON.stringify(`${root}$metadata#Orders/$entity`)},${json.slice(1)}`;
 }
 
-/** A collection of orders or lines. */
-export function collectionBody(items: string[], d: Dialect, root: string, set: string): string {
-  if (d.version === 2) return `{"d":{"results":[${items.join(',')}]}}`;
-  return `{"@odata.context":${JSON.stringify(`${root}$metadata#${set}`)},"value":[${items.join(',')}]}`;
+/** A collection of orders or lines, with `@odata.count` / `__count` when `count` is given. */
+export function collectionBody(items: string[], d: Dialect, root: string, set: string, count?: number): string {
+  if (d.version === 2) return `{"d":{${count === undefined ? '' : `"__count":"${count}",`}"results":[${items.join(',')}]}}`;
+  return `{"@odata.context":${JSON.stringify(`${root}$metadata#${set}`)},${count === undefined ? '' : `"@odata.count":${count},`}"value":[${items.join(',')}]}`;
 }
 
 /** The lines of an order, or every line, as JSON objects. */

@@ -4,11 +4,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CsrfGateway, type CsrfGatewayOptions } from '../../csrf-gateway.js';
 import { badRequest, ODataServerError } from '../errors.js';
-import { checkIfMatch, jsonBody, notModified, prefers, reply, type Exchange } from './exchange.js';
+import { send } from '../respond.js';
+import { checkIfMatch, jsonBody, notModified, prefers, reply, versionHeader, type Exchange } from './exchange.js';
 import { deltaRead } from './delta.js';
 import { Jobs } from './jobs.js';
 import { collectionBody, linesJson, orderEntityBody, orderJson } from './order-json.js';
-import { OrderStore, type OrderRecord } from './orders.js';
+import { OrderStore, type OrderRecord, type Stored } from './orders.js';
+import { LINE_SET, ORDER_SET, queryRows, type WritableSet } from './write-query.js';
 import { actionParams, approve, closeAll, echo, monitor, startJob, totalAmount, v2Params, v4FunctionParams } from './operations.js';
 import { withWritesJson, withWritesXml } from './write-metadata.js';
 
@@ -117,13 +119,17 @@ export class WriteService implements ODataWriteControl {
     if (!key) {
       if (op === 'Demo.CloseAll' && x.method === 'POST' && x.version === 4) return closeAll(x, this.store);
       if (op === 'Demo.TotalAmount()' && x.method === 'GET' && x.version === 4) return totalAmount(x, this.store);
+      if (op === '$count' && segments.length === 2) {
+        return set === 'OrderLines' ? this.count(x, LINE_SET, this.store.lines.values()) : this.count(x, ORDER_SET, this.store.orders.values());
+      }
       if (op !== undefined) throw new ODataServerError(404, 'NotFound', `No segment '${op}' after ${set}`);
-      if (set === 'OrderLines') return this.readOnly(x, () => collectionBody(linesJson(this.store, this.store.lines.keys(), x.dialect, x.root), x.dialect, x.root, 'OrderLines'));
+      if (set === 'OrderLines') return this.lines(x, this.store.lines.values());
       if (x.method === 'GET') {
         if (await deltaRead(x, this.store, this.removalsByKey, this.fullReadPageSize)) return;
         const expand = /\$expand=Lines/.test(x.search);
-        const items = [...this.store.orders.values()].map((o) => orderJson(this.store, o, x.dialect, x.root, expand));
-        return reply(x, 200, {}, collectionBody(items, x.dialect, x.root, 'Orders'));
+        const { rows, count } = queryRows(x, ORDER_SET, this.store.orders.values());
+        const items = rows.map((o) => orderJson(this.store, o, x.dialect, x.root, expand));
+        return reply(x, 200, {}, collectionBody(items, x.dialect, x.root, 'Orders', count));
       }
       if (x.method === 'POST') return this.create(x);
       throw new ODataServerError(405, 'MethodNotAllowed', `${x.method} is not allowed on a collection`);
@@ -135,10 +141,29 @@ export class WriteService implements ODataWriteControl {
       return this.readOnly(x, () => (x.version === 4 ? linesJson(this.store, [id], x.dialect, x.root)[0]! : `{"d":${linesJson(this.store, [id], x.dialect, x.root)[0]!}}`));
     }
     const order = this.store.get(id);
-    if (op === 'Lines') return this.readOnly(x, () => collectionBody(linesJson(this.store, order.lines, x.dialect, x.root), x.dialect, x.root, 'OrderLines'));
+    if (op === 'Lines') {
+      const lines = order.lines.map((line) => this.store.lines.get(line)!);
+      if (segments[2] === '$count' && segments.length === 3) return this.count(x, LINE_SET, lines);
+      if (segments.length === 2) return this.lines(x, lines);
+    }
     if (op === 'Demo.Approve' && x.method === 'POST' && x.version === 4) return approve(x, this.store, order, actionParams(x)['Comment']);
     if (op !== undefined) throw new ODataServerError(404, 'NotFound', `No segment '${op}' after Orders(${id})`);
     return this.entity(x, order);
+  }
+
+  /** A collection of lines after the request's query options. */
+  private async lines(x: Exchange, lines: Iterable<Stored>): Promise<void> {
+    return this.readOnly(x, () => {
+      const { rows, count } = queryRows(x, LINE_SET, lines);
+      return collectionBody(linesJson(this.store, rows.map((l) => l['ID'] as number), x.dialect, x.root), x.dialect, x.root, 'OrderLines', count);
+    });
+  }
+
+  /** `/$count`: the rows matching $filter, as plain text (OData 4.01 Protocol section 11.2.10). */
+  private async count<T>(x: Exchange, set: WritableSet<T>, rows: Iterable<T>): Promise<void> {
+    if (x.method !== 'GET') throw new ODataServerError(405, 'MethodNotAllowed', `${x.method} is not allowed on $count`);
+    const { total } = queryRows(x, set, rows);
+    await send(x.res, 200, { 'content-type': 'text/plain;charset=utf-8', ...versionHeader(x) }, String(total));
   }
 
   private async readOnly(x: Exchange, body: () => string): Promise<void> {
