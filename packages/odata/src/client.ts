@@ -11,7 +11,8 @@ import { encodeOptionValue, type ReadOptions } from './query/state.js';
 import { EntityQuery, Query } from './query/query.js';
 import { expectJson, send, type ReadContext } from './read/context.js';
 import { toODataError } from './read/error-body.js';
-import { PrecisionGuard, readJsonAnswer } from './read/precision.js';
+import { PrecisionGuard } from './read/precision.js';
+import { guardParser, readJsonAnswer } from './read/json-answer.js';
 import { CollectionStream, pageCollection, type StreamOptions } from './read/stream.js';
 import type { Page, StreamItem } from './read/stream-item.js';
 import { v4 } from './v4/protocol.js';
@@ -311,7 +312,7 @@ export class ODataClient {
     const response = await send(ctx, url, options.signal);
     await expectJson(response);
     // Parsed as reads are: Int64/Decimal exact on v4 services that ignore IEEE754Compatible.
-    const body = await readJsonAnswer(response, this.precision, protocol.version, entityType, 'entity');
+    const body = await readJsonAnswer(response, { parse: guardParser(this.precision, protocol.version, entityType), error: 'DecodeError' });
     return withETag(protocol.decodeEntity(body, ctx.decode), response.headers.get('etag'));
   }
 

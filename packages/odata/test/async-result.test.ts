@@ -5,7 +5,7 @@ import { createClient, type SluiceEvent } from '@sluice/core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useWriteServer } from './write-server.js';
 import {
-  AsyncOperationFailedError, AsyncOpStatus, createAsyncPoller, createODataClient, ForeignOriginError, ODataError, type ODataClient,
+  AsyncOperationFailedError, AsyncOpStatus, createAsyncPoller, createODataClient, ForeignOriginError, ODataError, ODataFormatError, type ODataClient,
 } from '../src/index.js';
 
 const kit = useWriteServer();
@@ -88,6 +88,20 @@ describe('async poller: the result', () => {
     expect(error).toBeInstanceOf(ODataError);
     expect(error).toMatchObject({ status: 410, code: 'Gone' });
     expect(monitor.requests.map((r) => r.url)).toEqual(['/svc/status', '/svc/result']);
+  });
+
+  it('a monitor answering 200 with a body that is no JSON is an ODataFormatError (as a result fetched from ResultURL), not a success', async () => {
+    const monitor = await startServer((req, res) => {
+      if (req.url === '/svc/html') res.writeHead(200, { 'content-type': 'text/html' }).end('<html>Logon</html>');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"Status":"Succeeded", oops');
+    });
+    extra.push(monitor);
+    const od = kit.track(createODataClient({ serviceURL: `${monitor.origin}/svc/`, version: '4.0', http: { retry: false } }));
+    for (const [path, message] of [['html', /expected a JSON response, got content-type text\/html/], ['broken', /answered invalid JSON/]] as const) {
+      const error = await createAsyncPoller(od, `${monitor.origin}/svc/${path}`, fast).wait().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ODataFormatError);
+      expect((error as Error).message).toMatch(message);
+    }
   });
 
   it('a 303 to another origin outside the service root is refused with ForeignOriginError, and no credential went there', async () => {

@@ -121,17 +121,19 @@ describe('memberText (a JSON batch response body as the service wrote it)', () =
 });
 
 describe('exact Int64 in the result an async operation hands back (v4 without IEEE754Compatible)', () => {
-  it('fetched from the Location of a 303, or embedded by the monitor as application/http', async () => {
+  it('fetched from the Location of a 303, embedded by the monitor as application/http, or in the monitor\'s own 200', async () => {
     const server = await startServer((req, res) => {
       if (req.url === '/svc/$jobs/1') { res.writeHead(303, { location: '/svc/$jobs/1/result' }).end(); return; }
       if (req.url === '/svc/$jobs/1/result') return send(res, 200, PLAIN, ENTITY);
       if (req.url === '/svc/$jobs/2') return send(res, 200, 'application/http', ['HTTP/1.1 200 OK', `Content-Type: ${PLAIN}`, '', ENTITY].join('\r\n'));
+      // the OData status monitor's own 200 with the result in its body (Protocol 4.01 section 9.1.3)
+      if (req.url === '/svc/$jobs/3') return send(res, 200, PLAIN, ENTITY);
       send(res, 404, 'application/json', '{"error":{"code":"NotFound","message":"no"}}');
     });
     servers.push(server);
     const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', http: { retry: false } });
     clients.push(od);
-    for (const job of ['1', '2']) {
+    for (const job of ['1', '2', '3']) {
       const done = await createAsyncPoller<Record<string, unknown>>(od, `${server.origin}/svc/$jobs/${job}`, { pollInterval: 1 }).wait();
       expect(done.value!['ID']).toBe('9007199254740993');
     }

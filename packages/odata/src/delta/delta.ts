@@ -10,7 +10,7 @@ import type { EntityTypeInfo, ServiceMetadata } from '../metadata/model.js';
 import type { ODataProtocol } from '../protocol/types.js';
 import { keyPredicate, type KeyValue } from '../query/state.js';
 import { withoutControl } from '../read/control.js';
-import { readJsonAnswer } from '../read/precision.js';
+import { guardParser, readJsonAnswer } from '../read/json-answer.js';
 import { recordDecoder } from '../v4/values.js';
 import type { WriteHost } from '../write/host.js';
 import type { DeltaStore } from './store.js';
@@ -274,7 +274,7 @@ export class DeltaSync<T = Record<string, unknown>> {
       }
       if (response.status >= 400) throw await toODataError(response);
       // Parsed as reads are: Int64/Decimal exact on v4 services that ignore IEEE754Compatible.
-      const body = await readJsonAnswer(response, precision, protocol.version, entityType, 'collection');
+      const body = await readJsonAnswer(response, { parse: guardParser(precision, protocol.version, entityType, 'collection'), error: 'DecodeError' });
       return pageOf(body as Record<string, unknown>, protocol.version === '2.0');
     };
     let current = load(url);

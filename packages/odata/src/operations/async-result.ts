@@ -4,7 +4,7 @@ import { ODataError, ODataFormatError } from '../errors.js';
 import type { LinkKind } from '../links/policy.js';
 import { parseErrorBody, toODataError } from '../read/error-body.js';
 import { spanContext } from '../telemetry.js';
-import { readJsonBody, type BodyParser } from '../write/send.js';
+import { readJsonAnswer, type BodyParser } from '../read/json-answer.js';
 
 /** How a poller resolves server-given links and shapes a result: the OData client's link policy and protocol, or a core client's origin. @internal */
 export interface AsyncResultHost {
@@ -77,6 +77,6 @@ export async function fetchResult(http: Client, url: string, signal: AbortSignal
     method: 'GET', path: url, signal, throwHttpErrors: false, headers: { accept: 'application/json' }, context: spanContext({ type: 'async_result' }),
   });
   if (response.status >= 400) throw await toODataError(response);
-  const json = await readJsonBody(response, host.parse);
+  const json = await readJsonAnswer(response, { parse: host.parse, error: 'ODataFormatError' });
   return { value: json === undefined ? undefined : host.decode(json), status: response.status };
 }

@@ -4,6 +4,7 @@ import { isRedirectStatus, redirectError } from '../write/redirect.js';
 import type { ODataClient } from '../client.js';
 import { ForeignOriginError, type LinkKind } from '../links/policy.js';
 import { toODataError } from '../read/error-body.js';
+import { readJsonAnswer } from '../read/json-answer.js';
 import { spanContext } from '../telemetry.js';
 import { embeddedError, embeddedValue, fetchResult, isEmbedded, readEmbedded, type AsyncResultHost } from './async-result.js';
 import { AsyncOperationCancelledError, AsyncOperationFailedError, AsyncOperationTimeoutError } from './errors.js';
@@ -105,7 +106,8 @@ export class AsyncPoller<T = unknown> {
   /**
    * Polls until the operation ends. Succeeded resolves; Failed throws AsyncOperationFailedError,
    * Cancelled AsyncOperationCancelledError, `maxPolls` polls while running AsyncOperationTimeoutError;
-   * an abort (or an `AbortSignal.timeout` deadline) ends the wait with AbortError, whatever polls remain.
+   * an abort (or an `AbortSignal.timeout` deadline) ends the wait with AbortError, whatever polls remain;
+   * a status answer or result that is no JSON is an ODataFormatError.
    */
   async wait(options: { signal?: AbortSignal | undefined } = {}): Promise<AsyncStatus<T>> {
     checkCallOptions('wait()', undefined, options, 'signalOnly');
@@ -210,13 +212,8 @@ export class AsyncPoller<T = unknown> {
       await response.cancel();
       return { status: 'Running', body: undefined };
     }
-    const text = await response.text();
-    let body: unknown;
-    try {
-      body = text.trim() === '' ? undefined : JSON.parse(text);
-    } catch {
-      body = text;
-    }
+    // Read as every JSON answer is: a 200 with the result in its body gets the precision guard.
+    const body = await readJsonAnswer(response, { parse: this.host.parse, error: 'ODataFormatError' });
     const word = field(body, 'Status', 'status');
     if (typeof word !== 'string') return { status: 'Succeeded', body };
     const status = STATUS_WORDS[word.toLowerCase().replace(/[\s_-]/g, '')];

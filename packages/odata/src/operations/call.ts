@@ -6,7 +6,8 @@ import { encodeOptionValue } from '../query/state.js';
 import { checkIdentifier } from '../query/names.js';
 import { ifMatchOf, type ETagSource } from '../write/etag.js';
 import type { WriteHost, WriteOptions } from '../write/host.js';
-import { bodyParser, readJsonBody, sendWrite, type BodyParser } from '../write/send.js';
+import { bodyParser, sendWrite } from '../write/send.js';
+import { readJsonAnswer, type BodyParser } from '../read/json-answer.js';
 import { entitySetOf } from '../telemetry.js';
 import { operationParam, resolveOperation, type BindingInfo } from './resolve.js';
 
@@ -124,7 +125,7 @@ export class ActionCall<T = unknown> extends OperationCall<ActionCall<T>> {
       await response.cancel();
       return { isAsync: true, location: resolvedLocation, value: undefined, status: 202 };
     }
-    const json = await readJsonBody(response, resultParser(this.host, protocol, resolved.returnType));
+    const json = await readJsonAnswer(response, { parse: resultParser(this.host, protocol, resolved.returnType), error: 'ODataFormatError' });
     return { isAsync: false, location: resolvedLocation, value: json === undefined ? undefined : protocol.write.operationResult(json, resolved.name, resolved.returnType) as T, status: response.status };
   }
 }
@@ -147,7 +148,8 @@ export class FunctionCall<T = unknown> extends OperationCall<FunctionCall<T>> {
     const url = build(this.host, protocol, this.binding, call.path, call.query);
     const span = { type: 'function' as const, name: this.name, entitySet: this.binding === undefined ? undefined : entitySetOf(this.host.serviceURL, url) };
     const response = await sendWrite(this.host, protocol, { method: resolved.method, url, headers: postHeaders(resolved.method, call.body), options, span });
-    return protocol.write.operationResult(await readJsonBody(response, resultParser(this.host, protocol, resolved.returnType)), resolved.name, resolved.returnType) as T;
+    const json = await readJsonAnswer(response, { parse: resultParser(this.host, protocol, resolved.returnType), error: 'ODataFormatError' });
+    return protocol.write.operationResult(json, resolved.name, resolved.returnType) as T;
   }
 }
 

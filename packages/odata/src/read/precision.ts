@@ -1,4 +1,4 @@
-import { DecodeError, describeRequest, type EventSink, type SluiceResponse } from '@sluice/core';
+import type { EventSink, SluiceResponse } from '@sluice/core';
 import type { EntityTypeInfo } from '../metadata/model.js';
 import type { ODataVersion } from '../protocol/types.js';
 import { quoteExactNumbers } from './exact-numbers.js';
@@ -99,21 +99,5 @@ export class PrecisionGuard {
     if (this.reported.has(reason)) return;
     this.reported.add(reason);
     this.events.emit('odata.precision.unsafe', { reason, detail });
-  }
-}
-
-/**
- * A JSON answer's body (not a collection page: an entity, a delta page, an operation result) parsed through
- * the guard ({@link PrecisionGuard.parseBody}); undefined when empty. Text that is no JSON is a DecodeError
- * as core's `response.json()` gives it (the request, the status, an excerpt), without the client's secrets. @internal
- */
-export async function readJsonAnswer(response: SluiceResponse, guard: PrecisionGuard | undefined, version: ODataVersion, type: EntityTypeInfo | undefined, shape: 'entity' | 'collection'): Promise<unknown> {
-  const text = await response.text();
-  if (text.length === 0) return undefined;
-  try {
-    return guard === undefined ? JSON.parse(text) : guard.parseBody(text, response.headers.get('content-type'), version, type, shape);
-  } catch (cause) {
-    const error = new DecodeError(`${describeRequest(response.method, response.url)}: response is not valid JSON: ${(cause as Error).message}`, response.status, text, { cause });
-    throw response.secrets?.scrubError(error) ?? error;
   }
 }

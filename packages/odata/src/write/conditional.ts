@@ -1,7 +1,8 @@
 import type { ReadOptions } from '../query/state.js';
 import { ifMatchOf, withETag, type ETagSource } from './etag.js';
 import type { WriteTarget } from './entity-writes.js';
-import { bodyParser, readJsonBody, sendWrite } from './send.js';
+import { bodyParser, sendWrite } from './send.js';
+import { readJsonAnswer } from '../read/json-answer.js';
 
 /** What a conditional read answers: the entity when it changed, or only "not modified". */
 export type ConditionalRead<T> =
@@ -24,6 +25,6 @@ export async function readIfChanged<T>(target: WriteTarget, etag: ETagSource, op
   const header = response.headers.get('etag');
   const settings = target.host.writeSettings();
   const decode = { largeNumbers: settings.largeNumbers, dates: settings.dates, metadata: target.host.loadedMetadata(), entityType };
-  const value = withETag(protocol.decodeEntity(await readJsonBody(response, bodyParser(settings, protocol, entityType)), decode), header) as T;
+  const value = withETag(protocol.decodeEntity(await readJsonAnswer(response, { parse: bodyParser(settings, protocol, entityType), error: 'ODataFormatError' }), decode), header) as T;
   return { modified: true, value, etag: header ?? (value as { '@odata.etag'?: string })['@odata.etag'] };
 }

@@ -5,7 +5,8 @@ import { encodeEntity, type EncodeContext } from './encode.js';
 import { ReadOnlyQueryError } from './errors.js';
 import { etagOf, ifMatchOf, withETag, type ETagSource } from './etag.js';
 import type { WriteHost, WriteOptions } from './host.js';
-import { bodyParser, readJsonBody, sendWrite } from './send.js';
+import { bodyParser, sendWrite } from './send.js';
+import { readJsonAnswer } from '../read/json-answer.js';
 import type { SluiceResponse } from '@sluice/core';
 
 /** Options of `create()`. */
@@ -70,7 +71,7 @@ function encodeContext(host: WriteHost, protocol: ODataProtocol): EncodeContext 
 
 async function result<T>(response: SluiceResponse, host: WriteHost, protocol: ODataProtocol, entityType: EntityTypeInfo | undefined, url: string): Promise<WriteResult<T>> {
   const settings = host.writeSettings();
-  const json = await readJsonBody(response, bodyParser(settings, protocol, entityType));
+  const json = await readJsonAnswer(response, { parse: bodyParser(settings, protocol, entityType), error: 'ODataFormatError' });
   const header = response.headers.get('etag');
   const { largeNumbers, dates } = settings;
   const decode = { largeNumbers, dates, metadata: host.loadedMetadata(), entityType };

@@ -6,9 +6,8 @@ import { toODataError } from '../read/error-body.js';
 import { writeError } from './errors.js';
 import type { EntityTypeInfo } from '../metadata/model.js';
 import type { WriteHost, WriteOptions, WriteSettings } from './host.js';
+import { guardParser, type BodyParser } from '../read/json-answer.js';
 import { exchangeWrite } from './redirect.js';
-
-const JSON_TYPE = /(^|\/|\+)json\b/i;
 
 /** What one modifying request carries besides its options. @internal */
 export interface WriteRequest {
@@ -59,33 +58,6 @@ export async function sendWrite(host: WriteHost, protocol: ODataProtocol, req: W
   return response;
 }
 
-/** How a JSON body's text is parsed (the client's precision guard: exact Int64/Decimal), given its content type. @internal */
-export type BodyParser = (text: string, contentType: string | null) => unknown;
-
-/**
- * The JSON body of a successful answer, or undefined when it has none (204, empty); `parse` reads its text
- * (default `JSON.parse`). @internal
- */
-export async function readJsonBody(response: SluiceResponse, parse: BodyParser | undefined = undefined): Promise<unknown> {
-  const type = response.headers.get('content-type');
-  if (response.status === 204 || response.status === 202) {
-    await response.cancel();
-    return undefined;
-  }
-  const text = await response.text();
-  if (text.trim() === '') return undefined;
-  if (type !== null && !JSON_TYPE.test(type)) {
-    throw new ODataFormatError(`${response.method} expected a JSON response, got content-type ${type}`, response.status);
-  }
-  try {
-    return parse === undefined ? JSON.parse(text) : parse(text, type);
-  } catch (cause) {
-    // JSON.parse quotes the body where it stopped: the client's known secrets leave the error first.
-    const error = new ODataFormatError(`${response.method} answered invalid JSON`, response.status, { cause });
-    throw response.secrets?.scrubError(error) ?? error;
-  }
-}
-
 /**
  * How an answer holding an entity (`shape: 'entity'`) or a collection of them is parsed: through the
  * client's precision guard, as reads are, so that Int64/Decimal stay exact on v4 services that ignore
@@ -93,6 +65,5 @@ export async function readJsonBody(response: SluiceResponse, parse: BodyParser |
  * `value`). @internal
  */
 export function bodyParser(settings: WriteSettings, protocol: ODataProtocol, type: EntityTypeInfo | undefined, shape: 'entity' | 'collection' = 'entity', names?: ReadonlySet<string>): BodyParser | undefined {
-  const guard = settings.precision;
-  return guard === undefined ? undefined : (text, contentType) => guard.parseBody(text, contentType, protocol.version, type, shape, names);
+  return guardParser(settings.precision, protocol.version, type, shape, names);
 }
