@@ -1,9 +1,11 @@
 // `sluice sync` through the real CLI into a real PostgreSQL (started by the testkit as `nobody` when root):
-// runs killed with SIGKILL during the first load and delta reads, then run again; an unreachable server.
+// runs killed with SIGKILL at random points of first loads and of delta reads (sync-kills.ts), then run again; an
+// unreachable server.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgresServer, type PostgresTestServer } from '@sluice/testkit';
-import { killAndResume, serviceRows, useSyncKit, type Row } from './sync-helpers.js';
+import { serviceRows, useSyncKit, type Row } from './sync-helpers.js';
+import { KILL_SEED, killAtRandom } from './sync-kills.js';
 
 const kit = useSyncKit();
 let server: PostgresTestServer;
@@ -18,21 +20,30 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function tableRows(): Promise<Row[]> {
-  const { rows } = await client.query('SELECT "ID", "Customer", "Status", "Amount"::text AS "Amount", "Quantity"::text AS "Quantity" FROM orders ORDER BY "ID"');
+async function tableRows(table: string): Promise<Row[]> {
+  const { rows } = await client.query(`SELECT "ID", "Customer", "Status", "Amount"::text AS "Amount", "Quantity"::text AS "Quantity" FROM "${table}" ORDER BY "ID"`);
   return rows as Row[];
 }
 
+async function tables(): Promise<string[]> {
+  const { rows } = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
+  return rows.map((r: Record<string, unknown>) => String(r['tablename']));
+}
+
 describe('sluice sync into PostgreSQL', () => {
-  it('killed with SIGKILL at several points of a first load and of delta reads, then run again: the table equals the service', async () => {
-    const args = ['sync', kit.srv().v4, 'Orders', '--into', server.url, '--table', 'orders'];
-    await killAndResume(kit, args, async () => {
-      const rows = await tableRows();
-      expect(rows).toEqual(await serviceRows(kit.od()));
-      expect(new Set(rows.map((r) => r.ID)).size).toBe(rows.length);
+  it(`killed with SIGKILL at random points of first loads and of delta reads (seed ${KILL_SEED}), then run again: the table equals the service`, async () => {
+    const made = await killAtRandom(kit, {
+      args: (table) => ['sync', kit.srv().v4, 'Orders', '--into', server.url, '--table', table, '--quiet'],
+      check: async (table) => {
+        const rows = await tableRows(table);
+        expect(rows).toEqual(await serviceRows(kit.od()));
+        expect(new Set(rows.map((r) => r.ID)).size).toBe(rows.length);
+        expect((await tables()).filter((t) => t.endsWith('sluice_load'))).toEqual([]);
+        const { rows: state } = await client.query('SELECT phase FROM sluice_sync WHERE table_name = $1', [table]);
+        expect(state).toEqual([{ phase: 'tracking' }]);
+      },
     });
-    const { rows } = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
-    expect(rows.map((r) => r['tablename'])).toEqual(['orders', 'sluice_sync']);
+    expect(await tables()).toEqual([...made, 'sluice_sync']);
   }, 120_000);
 
   it('an unreachable server exits 1 naming it without the password', async () => {

@@ -1,38 +1,42 @@
 // `sluice sync` through the real CLI into SQLite against the testkit OData server's change tracking: runs
-// killed with SIGKILL at several points of a first load and of a delta read, then run again; two at once.
+// killed with SIGKILL at random points of first loads and of delta reads (sync-kills.ts), then run again; two at once.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSqlite } from '@sluice/sink';
-import { change, isDeltaPage, isFullRead, killAndResume, killedRun, serviceRows, useSyncKit, type Row } from './sync-helpers.js';
+import { isFullRead, serviceRows, useSyncKit, type Row } from './sync-helpers.js';
+import { KILL_SEED, killAtRandom } from './sync-kills.js';
 
 const kit = useSyncKit();
 
-function tableRows(path: string): Row[] {
+function query(path: string, sql: string, ...params: string[]): Record<string, unknown>[] {
   const db = openSqlite(path);
   try {
-    return (db.prepare('SELECT ID, Customer, Status, Amount, CAST(Quantity AS TEXT) AS Quantity FROM Orders ORDER BY ID').all() as Row[]).map((r) => ({ ...r }));
+    return (db.prepare(sql).all(...params) as Record<string, unknown>[]).map((r) => ({ ...r }));
   } finally {
     db.close();
   }
 }
 
-describe('sluice sync into SQLite', () => {
-  it('killed with SIGKILL at several points of a first load and of delta reads, then run again: the table equals the service', async () => {
-    const path = join(kit.dir(), 'killed.db');
-    const args = ['sync', kit.srv().v4, 'Orders', '--into', `sqlite:${path}`];
-    await killAndResume(kit, args, async () => { expect(tableRows(path)).toEqual(await serviceRows(kit.od())); });
+const tableRows = (path: string, table = 'Orders'): Row[] =>
+  query(path, `SELECT ID, Customer, Status, Amount, CAST(Quantity AS TEXT) AS Quantity FROM "${table}" ORDER BY ID`) as unknown as Row[];
 
-    // Killed again mid-delta, then changes made meanwhile: the next run brings both.
-    await change(kit, 'second');
-    expect(await killedRun(kit, args, (req, n) => isDeltaPage(req) && n > 2)).toBe('SIGKILL');
-    await change(kit, 'third');
-    const last = await kit.cli().run([...args, '--quiet']);
-    expect(last).toMatchObject({ code: 0, stderr: '' });
-    const rows = tableRows(path);
-    expect(rows).toEqual(await serviceRows(kit.od()));
-    expect(new Set(rows.map((r) => r.ID)).size).toBe(rows.length);
-    const summary = await kit.cli().run(args);
-    expect(summary.stderr).toMatch(/^sluice: synced Orders into sqlite:.*killed\.db table Orders \(changes, mode delta\): 0 upserted, 0 deleted in /);
+describe('sluice sync into SQLite', () => {
+  it(`killed with SIGKILL at random points of first loads and of delta reads (seed ${KILL_SEED}), then run again: the table equals the service`, async () => {
+    const path = join(kit.dir(), 'killed.db');
+    const args = (table: string): string[] => ['sync', kit.srv().v4, 'Orders', '--into', `sqlite:${path}`, '--table', table, '--quiet'];
+    const tables = await killAtRandom(kit, {
+      args,
+      check: async (table) => {
+        const rows = tableRows(path, table);
+        expect(rows).toEqual(await serviceRows(kit.od()));
+        expect(new Set(rows.map((r) => r.ID)).size).toBe(rows.length);
+        expect(query(path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%sluice_load'")).toEqual([]);
+        expect(query(path, 'SELECT phase FROM sluice_sync WHERE table_name = ?', table)).toEqual([{ phase: 'tracking' }]);
+      },
+    });
+    expect(query(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map((r) => r['name'])).toEqual([...tables, 'sluice_sync']);
+    const summary = await kit.cli().run(args('a').filter((a) => a !== '--quiet'));
+    expect(summary.stderr).toMatch(/^sluice: synced Orders into sqlite:.*killed\.db table a \(changes, mode delta\): 0 upserted, 0 deleted in /);
   }, 120_000);
 
   it('two syncs of one table at once: the second is refused (exit 1), the first completes', async () => {
