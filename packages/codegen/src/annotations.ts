@@ -3,6 +3,7 @@ import type { XmlElement } from '@sluice/odata';
 /** Namespaces of the vocabularies the generator reads. */
 const CORE = 'Org.OData.Core.V1';
 const COMMON = 'com.sap.vocabularies.Common.v1';
+const CAPABILITIES = 'Org.OData.Capabilities.V1';
 
 /** Terms the generator reads, by their namespace-qualified names. */
 export const TERMS = {
@@ -12,7 +13,18 @@ export const TERMS = {
   longDescription: `${CORE}.LongDescription`,
   label: `${COMMON}.Label`,
   quickInfo: `${COMMON}.QuickInfo`,
+  // Record members are kept as `<term>/<property>` (boolean ones only).
+  insertable: `${CAPABILITIES}.InsertRestrictions/Insertable`,
+  updatable: `${CAPABILITIES}.UpdateRestrictions/Updatable`,
+  deletable: `${CAPABILITIES}.DeleteRestrictions/Deletable`,
 } as const;
+
+/** A write an entity set may refuse, as the typed client names it (`create()`, `update()`/`replace()`, `delete()`). */
+export type WriteKind = 'create' | 'update' | 'delete';
+
+/** The writes, in the order the generator lists them. */
+export const WRITE_KINDS: readonly WriteKind[] = ['create', 'update', 'delete'];
+const WRITE_TERMS: Record<WriteKind, string> = { create: TERMS.insertable, update: TERMS.updatable, delete: TERMS.deletable };
 
 /** An annotation's value as the generator needs it: a string, or a boolean (a term without a value is true). */
 export type AnnotationValue = string | boolean;
@@ -29,7 +41,15 @@ export class Annotations {
     if (term === undefined || el.attrs['Qualifier'] !== undefined) return;
     let map = this.byTarget.get(target);
     if (map === undefined) this.byTarget.set(target, (map = new Map()));
-    map.set(this.qualify(term), valueOf(el));
+    const qterm = this.qualify(term);
+    map.set(qterm, valueOf(el));
+    // A record's boolean members (`<PropertyValue Property="Insertable" Bool="false"/>`) as `<term>/<member>`.
+    const record = el.children[0]?.name === 'Record' ? el.children[0] : undefined;
+    for (const pv of record?.children ?? []) {
+      const name = pv.attrs['Property'];
+      const bool = pv.attrs['Bool'] ?? (pv.children[0]?.name === 'Bool' ? pv.children[0].text.trim() : undefined);
+      if (pv.name === 'PropertyValue' && name !== undefined && bool !== undefined) map.set(`${qterm}/${name}`, bool === 'true');
+    }
   }
 
   /** Records a CSDL JSON annotation (`"@Core.Computed": true`). */
@@ -37,7 +57,12 @@ export class Annotations {
     if (term.includes('#')) return;
     let map = this.byTarget.get(target);
     if (map === undefined) this.byTarget.set(target, (map = new Map()));
-    map.set(this.qualify(term), typeof value === 'string' || typeof value === 'boolean' ? value : true);
+    const qterm = this.qualify(term);
+    map.set(qterm, typeof value === 'string' || typeof value === 'boolean' ? value : true);
+    // A record's boolean members (`{ "Insertable": false }`) as `<term>/<member>`.
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      for (const [k, v] of Object.entries(value)) if (typeof v === 'boolean' && !k.includes('@')) map.set(`${qterm}/${k}`, v);
+    }
   }
 
   get(target: string, term: string): AnnotationValue | undefined {
@@ -48,6 +73,17 @@ export class Annotations {
   is(target: string, term: string): boolean {
     const v = this.get(target, term);
     return v !== undefined && v !== false && v !== 'false';
+  }
+
+  /** Whether a boolean term (or record member) is set to false: present, and `false`. */
+  isFalse(target: string, term: string): boolean {
+    const v = this.get(target, term);
+    return v === false || v === 'false';
+  }
+
+  /** The writes an entity set or singleton refuses by its Capabilities annotations (`Insertable` false, ...). */
+  refused(target: string): WriteKind[] {
+    return WRITE_KINDS.filter((kind) => this.isFalse(target, WRITE_TERMS[kind]));
   }
 
   /** Documentation lines of a target: label, quick info, description, long description, then `extra`. */

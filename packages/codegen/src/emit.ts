@@ -165,10 +165,17 @@ export class Emitter {
         const overloads: ReadonlyArray<Pick<CgOperation, 'params' | 'returns'>> = i.operation === undefined ? [i] : this.model.operations.get(i.operation)!.filter((o) => !o.bound);
         return [i.name, this.operationSpec(overloads), i.doc];
       });
+    // One union of writes per set that refuses any (none: no member): what the typed client's create/update/delete check.
+    const refuses: Array<[string, string]> = [...this.model.entitySets, ...this.model.singletons]
+      .filter((s) => s.refuses.length > 0 && this.sel.sets.has(s.name))
+      .map((s) => [s.name, s.refuses.map((w) => JSON.stringify(w)).join(' | ')]);
     return `/** The service: what \`createODataClient<Service>()\` is typed by. */\nexport interface Service {\n`
       + `  entitySets: ${this.map(sets(this.model.entitySets), '  ')};\n`
       + `  singletons: ${this.map(sets(this.model.singletons), '  ')};\n`
       + `  actions: ${this.map(ops('action'), '  ')};\n`
-      + `  functions: ${this.map(ops('function'), '  ')};\n}\n`;
+      + `  functions: ${this.map(ops('function'), '  ')};\n`
+      + (refuses.length === 0 ? '' : `  /** The writes entity sets and singletons refuse (Capabilities annotations, v2 sap:creatable/updatable/deletable). */\n`
+        + `  refuses: ${this.map(refuses, '  ')};\n`)
+      + '}\n';
   }
 }

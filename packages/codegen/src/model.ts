@@ -1,4 +1,5 @@
 /** What the generator knows of a service: its own model, read from EDMX (v2/v4) or CSDL JSON. */
+import type { WriteKind } from './annotations.js';
 
 /** Where an element of the source document is, for errors and nothing else. */
 export interface SourcePlace {
@@ -114,6 +115,12 @@ export interface CgEntitySet {
   name: string;
   /** Qualified entity type. */
   type: string;
+  /**
+   * The writes the set refuses (`create`, `update`, `delete`, in that order): v4 `Capabilities`
+   * `InsertRestrictions/Insertable`, `UpdateRestrictions/Updatable`, `DeleteRestrictions/Deletable` false, v2
+   * `sap:creatable`, `sap:updatable`, `sap:deletable` false.
+   */
+  refuses: WriteKind[];
   doc: Doc;
   place: SourcePlace;
 }

@@ -120,7 +120,7 @@ export function readCsdlJsonModel(text: string, document: string): CgModel {
           if (str(m['$Action']) !== undefined || str(m['$Function']) !== undefined) {
             model.imports.push({ kind: m['$Action'] ? 'action' : 'function', name: mname, operation: qualify(str(m['$Action'] ?? m['$Function'])!), params: [], doc: ann.doc(target), place: mplace });
           } else {
-            const set = { name: mname, type: qualify(str(m['$Type']) ?? ''), doc: ann.doc(target), place: mplace };
+            const set = { name: mname, type: qualify(str(m['$Type']) ?? ''), refuses: ann.refused(target), doc: ann.doc(target), place: mplace };
             (m['$Collection'] === true ? model.entitySets : model.singletons).push(set);
           }
         }

@@ -1,11 +1,13 @@
 import { MetadataParseError, parseXml, type XmlElement } from '@sluice/odata';
-import { Annotations, TERMS } from './annotations.js';
+import { Annotations, TERMS, WRITE_KINDS, type WriteKind } from './annotations.js';
 import { CodegenError } from './errors.js';
 import type {
   CgEntitySet, CgEnum, CgImport, CgModel, CgNavigation, CgOperation, CgParameter, CgProperty, CgStructured, CgType, CgTypeDefinition, SourcePlace,
 } from './model.js';
 
 const COLLECTION = /^Collection\((.+)\)$/;
+/** The v2 entity set attribute (namespace `sap:`) that refuses each write when `false`. */
+const SAP_WRITE_ATTRIBUTE: Record<WriteKind, string> = { create: 'creatable', update: 'updatable', delete: 'deletable' };
 
 const children = (el: XmlElement, name: string): XmlElement[] => el.children.filter((c) => c.name === name);
 const place = (el: XmlElement): SourcePlace => ({ element: `<${el.name}${el.attrs['Name'] === undefined ? '' : ` Name="${el.attrs['Name']}"`}>`, line: el.line });
@@ -243,7 +245,10 @@ class XmlReader {
       if (c.name === 'EntitySet' || c.name === 'Singleton') {
         const type = c.attrs['EntityType'] ?? c.attrs['Type'];
         if (type === undefined) throw new CodegenError(this.document, `${name} names no entity type`, place(c));
-        const set: CgEntitySet = { name, type: this.qualify(type), doc, place: place(c) };
+        // v4: Capabilities annotations; v2 (SAP Gateway): sap:creatable/updatable/deletable="false" on the set.
+        const byTerm = this.annotations.refused(`${cname}/${name}`);
+        const refuses = WRITE_KINDS.filter((k) => byTerm.includes(k) || c.attrs[SAP_WRITE_ATTRIBUTE[k]] === 'false');
+        const set: CgEntitySet = { name, type: this.qualify(type), refuses, doc, place: place(c) };
         (c.name === 'EntitySet' ? model.entitySets : model.singletons).push(set);
       } else {
         const v4 = c.attrs['Action'] ?? c.attrs['Function'];

@@ -12,13 +12,20 @@ export interface Summary {
   enums: Record<string, string[]>;
   /** Operation imports: name to kind and parameters. */
   operations: Record<string, string>;
+  /** Entity sets and singletons that refuse writes: name to `create,update,delete` (those refused); absent when none does. */
+  refuses?: Record<string, string> | undefined;
 }
 
 const MARK = '/* sluice-codegen-summary';
 
 export function summarize(model: CgModel, sel: Selection): Summary {
   const s: Summary = { sets: {}, types: {}, enums: {}, operations: {} };
-  for (const set of [...model.entitySets, ...model.singletons]) if (sel.sets.has(set.name)) s.sets[set.name] = set.type;
+  const refuses: Record<string, string> = {};
+  for (const set of [...model.entitySets, ...model.singletons]) {
+    if (!sel.sets.has(set.name)) continue;
+    s.sets[set.name] = set.type;
+    if (set.refuses.length > 0) refuses[set.name] = set.refuses.join(',');
+  }
   for (const t of model.types.values()) {
     if (!sel.types.has(t.qname)) continue;
     if (t.kind === 'enum') s.enums[t.qname] = t.members.map((m) => m.name);
@@ -35,6 +42,8 @@ export function summarize(model: CgModel, sel: Selection): Summary {
     const params = i.operation === undefined ? i.params : model.operations.get(i.operation)?.find((o) => !o.bound)?.params ?? [];
     s.operations[i.name] = `${i.kind}(${params.map((p) => `${p.name}: ${p.type}`).join(', ')})`;
   }
+  // Only when a set refuses something, so that the summary (and fingerprint) of other services stays as it was.
+  if (Object.keys(refuses).length > 0) s.refuses = refuses;
   return s;
 }
 
@@ -85,5 +94,6 @@ export function diffSummaries(before: Summary, after: Summary): string[] {
     if (a !== b) out.push(a === undefined ? `enum ${e} added` : b === undefined ? `enum ${e} removed` : `enum ${e}: ${a} -> ${b}`);
   }
   compare((k) => `operation ${k}`, before.operations, after.operations);
+  compare((k) => `writes refused by ${k}`, before.refuses ?? {}, after.refuses ?? {});
   return out;
 }

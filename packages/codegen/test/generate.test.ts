@@ -56,6 +56,26 @@ describe('generate', () => {
     expect(text).toContain('export type Size = "S" | "M" | "L";');
   });
 
+  it('reads write restrictions of entity sets: v2 sap: attributes, v4 Capabilities inline, in Annotations blocks, in CSDL JSON', () => {
+    // CSDL JSON: inline on the set and in $Annotations; Updatable true restricts nothing.
+    expect(generate(fixture('handmade/shop.json'))).toContain('  refuses: {\n    Products: "delete";\n    Categories: "create";\n  };');
+    // Inline in EDMX (Bool as attribute and as element; qualified and Path-valued ones restrict nothing).
+    expect(generated(GOLDEN.find((g) => g.name === 'features-v4')!)).toContain('  refuses: {\n    Books: "create" | "delete";\n    Featured: "update";\n  };');
+    // SAP S/4HANA v2: sap:creatable/updatable/deletable on the EntitySet (sap:*-path ones are decided per entity).
+    const v2 = generated(GOLDEN.find((g) => g.name === 's4hana-enterprise-project-v2')!);
+    expect(v2).toContain('    A_EnterpriseProjectRole: "update" | "delete";\n');
+    expect(v2).toContain('    A_EntProjElmntWorkItem: "create";\n');
+    expect(v2.slice(v2.indexOf('  refuses: {'))).not.toMatch(/^ {4}A_EnterpriseProject:/m);
+    // SAP S/4HANA v4: <Annotations Target="SAP__self.Container/SalesOrder"> through the alias SAP__capabilities.
+    const v4 = generated(GOLDEN.find((g) => g.name === 's4hana-sales-order-v4')!);
+    expect(v4).toContain('    SalesOrder: "delete";\n    SalesOrderItem: "create";\n');
+    expect(v4).toContain('    SalesOrderScheduleLine: "create" | "update" | "delete";\n');
+    // No member where no set refuses anything; --only keeps the restrictions of the sets it keeps.
+    expect(generated(GOLDEN.find((g) => g.name === 'trippin')!)).not.toContain('refuses');
+    expect(generate(fixture('handmade/shop.json'), { only: ['Featured'] })).not.toContain('refuses');
+    expect(generate(fixture('handmade/shop.json'), { only: ['Categories'] })).toContain('  refuses: {\n    Categories: "create";\n  };');
+  });
+
   it('maps names that are no valid or unique identifier deterministically, keeps the service\'s names as members', () => {
     const text = generated(GOLDEN.find((g) => g.name === 'features-v4')!);
     expect(text).toContain('export interface Shop_Orders_Product {');
@@ -128,6 +148,15 @@ describe('check: what changed since the file was generated', () => {
         'navigation NS.Product/Next added (NS.Product)',
       ],
     });
+  });
+
+  it('names entity sets whose write restrictions changed', () => {
+    const xml = fixture('handmade/features-v4.xml');
+    const file = generate(xml);
+    const insertable = xml.replace('<PropertyValue Property="Insertable" Bool="false"/>', '<PropertyValue Property="Insertable" Bool="true"/>');
+    expect(check(file, insertable).changes).toEqual(['writes refused by Books: create,delete -> delete']);
+    const updatable = xml.replace('<PropertyValue Property="Updatable" Path="Editable"/>', '<PropertyValue Property="Updatable" Bool="false"/>');
+    expect(check(file, updatable).changes).toEqual(['writes refused by Categories added (update)']);
   });
 
   it('refuses a file sluice did not write', () => {

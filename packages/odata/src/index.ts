@@ -39,7 +39,7 @@ export { EDM_PRIMITIVES, edmPrimitive, edmTsType, type EdmPrimitive, type EdmKin
 export type {
   ServiceMetadata, EntitySetInfo, EntityTypeInfo, PropertyInfo, NavigationInfo, ComplexTypeInfo, OperationInfo, OperationImportInfo, ParameterInfo,
 } from './metadata/model.js';
-export type { ServiceSpec, EntityTypeSpec, NavSpec, OperationSpec, EmptyMap } from './typed/spec.js';
+export type { ServiceSpec, EntityTypeSpec, NavSpec, OperationSpec, EmptyMap, RefusedWrite, WriteKind } from './typed/spec.js';
 export type { TypedODataClient } from './typed/client.js';
 export type { HasUntyped } from './untyped-view.js';
 export type { TypedQuery, TypedEntity, TypedActionCall, TypedFunctionCall, TypedRow } from './typed/query.js';
@@ -47,7 +47,7 @@ export type { TypedExpandOptions, ExpandMap, Expanded, ExpandedRow, NestedExpand
 export type { TypedFilterBuilder } from './typed/filter.js';
 export type {
   PropName, PropOfEdm, NumericEdm, DateEdm, TimeEdm, FilterValue, NavName, NavOneName, NavManyName, NavTarget, SpecOf, NavValue, Selected, OrderItem, KeyArg,
-  CreateInput, UpdateInput, Operation, ParamsArg, ExtraFilterValue, KeyObject, SingleKey, NavPath, FilterPath,
+  CreateInput, UpdateInput, Operation, ParamsArg, ExtraFilterValue, KeyObject, SingleKey, NavPath, FilterPath, RefusedOf,
 } from './typed/names.js';
 export type { CheckPath, CheckManyPath, CheckOrderItem, EdmOf, ManyTarget, MaxPathHops, OneLess, PathStart, PathValue } from './typed/paths.js';
 export { BatchFormatError } from './batch/errors.js';

@@ -45,6 +45,15 @@ export async function shop(): Promise<void> {
   od.from('Products').key(1).action('Shop.Catalog.Discount', {});
   // @ts-expect-error enum member names only
   od.from('Products').filter((f) => f.eq('Size', 'XL'));
+  // Write restrictions inline on the entity set and singleton (a qualified one and a dynamic Path restrict nothing).
+  await od.from('Books').key('b').update({});
+  await od.from('Categories').key('c').update({});
+  // @ts-expect-error Books: Capabilities.InsertRestrictions/Insertable false
+  void od.from('Books').create({});
+  // @ts-expect-error Books: Capabilities.DeleteRestrictions/Deletable <Bool>false</Bool>
+  void od.from('Books').key('b').delete();
+  // @ts-expect-error the singleton Featured: Capabilities.UpdateRestrictions/Updatable false
+  void od.singleton('Featured').update({});
 }
 
 export async function sales(): Promise<void> {

@@ -58,6 +58,18 @@ export async function enterpriseProject(): Promise<void> {
   od.action('ChangeEntProjProcgStatus', { ProcessingStatus: '10' });
   // @ts-expect-error a function import called with GET is a function; this one is called with POST
   od.function('ChangeEntProjProcgStatus', { ProjectUUID: UUID });
+  // Writes the entity sets refuse (sap:creatable/updatable/deletable="false" on the EntitySet): the others compile.
+  await od.from('A_EnterpriseProjectRole').create({ ProjectRoleType: 'YP_RL_0001', ProjectRoleName: 'Lead' });
+  await od.from('A_EnterpriseProjectJVA').key(UUID).update({ JointVenture: 'JV1' });
+  await od.from('A_EnterpriseProject').key(UUID).delete();   // sap:deletable-path: decided per entity at run time
+  // @ts-expect-error create on a set with sap:creatable="false" (A_EnterpriseProjectJVA)
+  void od.from('A_EnterpriseProjectJVA').create({});
+  // @ts-expect-error update on a set with sap:updatable="false" (A_EnterpriseProjectRole)
+  void od.from('A_EnterpriseProjectRole').key(UUID).update({});
+  // @ts-expect-error replace is an update too (A_EnterpriseProjectRole)
+  void od.from('A_EnterpriseProjectRole').key(UUID).replace({});
+  // @ts-expect-error delete on a set with sap:deletable="false" (A_EnterpriseProjectTeamMember), also after select
+  void od.from('A_EnterpriseProjectTeamMember').select('TeamMemberUUID').key(UUID).delete();
 }
 
 export async function projectProfileCode(): Promise<void> {
@@ -82,8 +94,12 @@ export async function projectProfileCode(): Promise<void> {
   od.from('ProjectProfileCode').filter((f) => f.eq('ProjectProfileCode', 1));
   // @ts-expect-error expand of a non-navigation property
   od.from('ProjectProfileCode').expand('ProjectProfileCodeText');
-  // @ts-expect-error update of a key property
-  void od.from('ProjectProfileCode').key('YP01').update({ ProjectProfileCode: 'YP02' });
+  // @ts-expect-error create on a read-only code list (SAP__capabilities.InsertRestrictions/Insertable false)
+  void od.from('ProjectProfileCode').create({});
+  // @ts-expect-error update on it (UpdateRestrictions/Updatable false)
+  void od.from('ProjectProfileCodeText').key({ Language: 'EN', ProjectProfileCode: 'YP01' }).update({});
+  // @ts-expect-error delete on it (DeleteRestrictions/Deletable false)
+  void od.from('ProjectProfileCode').key('YP01').delete();
 }
 
 export async function salesOrder(): Promise<void> {
@@ -119,4 +135,15 @@ export async function salesOrder(): Promise<void> {
   void od.from('SalesOrder').create({ SalesOrderType: 'OR', TotalNetAmount: '0' });
   // @ts-expect-error update of an immutable property (SalesOrderType: SAP__core.Immutable)
   void od.from('SalesOrder').key('1000001').update({ SalesOrderType: 'TA' });
+  // Set-level restrictions (SAP__capabilities.*Restrictions in Annotations Target="SAP__self.Container/<set>"):
+  // items are created through their order's navigation property, not in their own entity set.
+  await od.from('SalesOrder').key('1000001').navMany('_Item').create({ Product: 'TG11', RequestedQuantity: '1' });
+  await od.from('SalesOrderItem').key({ SalesOrder: '1000001', SalesOrderItem: '10' }).update({ PurchaseOrderByCustomer: 'PO-4711' });
+  await od.from('VariantConfiguration').key({ VarConfigurationBusObjectKey: '1000001', VarConfigurationBusObjectType: 'SDOC' }).get();
+  // @ts-expect-error delete of a sales order (DeleteRestrictions/Deletable false)
+  void od.from('SalesOrder').key('1000001').delete();
+  // @ts-expect-error create in the item set (InsertRestrictions/Insertable false)
+  void od.from('SalesOrderItem').create({});
+  // @ts-expect-error update of a schedule line (UpdateRestrictions/Updatable false)
+  void od.from('SalesOrderScheduleLine').key({ SalesOrder: '1000001', SalesOrderItem: '10', ScheduleLine: '1' }).update({});
 }

@@ -1,5 +1,5 @@
 import type { ODataClient } from '../client.js';
-import type { Operation, ParamsArg, SpecOf } from './names.js';
+import type { Operation, ParamsArg, RefusedOf, SpecOf } from './names.js';
 import type { TypedActionCall, TypedEntity, TypedFunctionCall, TypedQuery } from './query.js';
 import type { ServiceSpec } from './spec.js';
 
@@ -37,10 +37,10 @@ import type { ServiceSpec } from './spec.js';
  * ```
  */
 export interface TypedODataClient<S extends ServiceSpec> extends Omit<ODataClient, 'from' | 'singleton' | 'action' | 'function'> {
-  /** Starts a query on an entity set of the service (an unknown name does not compile). */
-  from<N extends keyof S['entitySets'] & string>(entitySet: N): TypedQuery<SpecOf<S['entitySets'], N>>;
+  /** Starts a query on an entity set of the service (an unknown name does not compile; nor do the writes the set refuses). */
+  from<N extends keyof S['entitySets'] & string>(entitySet: N): TypedQuery<SpecOf<S['entitySets'], N>, never, unknown, RefusedOf<S, N>>;
   /** Addresses a singleton of the service. */
-  singleton<N extends keyof S['singletons'] & string>(name: N): TypedEntity<SpecOf<S['singletons'], N>>;
+  singleton<N extends keyof S['singletons'] & string>(name: N): TypedEntity<SpecOf<S['singletons'], N>, never, unknown, RefusedOf<S, N>>;
   /** An unbound action (v2: a function import not called with GET), with its parameters. */
   action<N extends keyof S['actions'] & string>(name: N, ...params: ParamsArg<Operation<S['actions'], N>>): TypedActionCall<Operation<S['actions'], N>['returns']>;
   /** An unbound function (v2: a function import called with GET), with its parameters. */

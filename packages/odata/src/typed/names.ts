@@ -1,5 +1,5 @@
 import type { TypedValue } from '../query/literal.js';
-import type { EntityTypeSpec, OperationSpec } from './spec.js';
+import type { EntityTypeSpec, OperationSpec, WriteKind } from './spec.js';
 
 // Type helpers of the typed client: all shallow (one mapped type over one entity's members at most), so
 // a service with thousands of entity types costs only the types a program actually touches.
@@ -77,3 +77,6 @@ export type Operation<M, N extends keyof M> = M[N] & OperationSpec;
 
 /** An operation's parameters as call arguments: optional when it has no required parameter. */
 export type ParamsArg<Op extends OperationSpec> = [Op] extends [never] ? [params?: never] : object extends Op['params'] ? [params?: Op['params']] : [params: Op['params']];
+
+/** The writes service S's metadata refuses on entity set or singleton N (`never`: none; see `refuses` of `ServiceSpec`). */
+export type RefusedOf<S, N extends string> = S extends { refuses: infer R } ? (N extends keyof R ? R[N] & WriteKind : never) : never;

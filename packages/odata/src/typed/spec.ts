@@ -131,6 +131,12 @@ export interface EntityTypeSpec {
  * - `actions`: unbound actions by import name; v2 function imports whose `m:HttpMethod` is not GET.
  * - `functions`: unbound functions by import name; v2 function imports called with GET (the default).
  *
+ * - `refuses` (optional): entity set or singleton name to the writes its metadata refuses, a union of
+ *   {@link WriteKind} (`'create' | 'delete'`): v4 `Capabilities.InsertRestrictions/Insertable`,
+ *   `UpdateRestrictions/Updatable`, `DeleteRestrictions/Deletable` false, v2 `sap:creatable`,
+ *   `sap:updatable`, `sap:deletable` false on the entity set. On such a set the typed client's `create()`,
+ *   `update()`/`replace()` or `delete()` do not compile. Sets it does not list refuse nothing.
+ *
  * Each maps names to {@link EntityTypeSpec} or {@link OperationSpec}; `{}` when there are none.
  */
 export interface ServiceSpec {
@@ -138,4 +144,18 @@ export interface ServiceSpec {
   singletons: object;
   actions: object;
   functions: object;
+  refuses?: object | undefined;
+}
+
+/** A write an entity set or singleton may refuse: `create()` (POST), `update()` and `replace()` (PATCH, PUT), `delete()`. */
+export type WriteKind = 'create' | 'update' | 'delete';
+
+/**
+ * What a typed query or entity has in place of a write method its entity set refuses (see `refuses` of
+ * {@link ServiceSpec}): not callable, so a call does not compile ("Type 'RefusedWrite<"delete">' has no call
+ * signatures"). At run time the method is there: untyped, the request is sent and the service refuses it.
+ */
+export interface RefusedWrite<W extends WriteKind> {
+  /** The write the entity set's metadata refuses. */
+  readonly refusedBySet: W;
 }
