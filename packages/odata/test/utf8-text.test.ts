@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { utf8Text } from '../src/read/utf8.js';
+import { utf8ArrayText, utf8Text } from '../src/read/utf8.js';
 import { client, collect, serve } from './helpers.js';
 
 /** Padding that takes a text past the size where the fast paths start. */
@@ -22,6 +22,17 @@ describe('utf8Text (the stream reader\'s decoder)', () => {
       const buf = Buffer.concat([Buffer.from(PAD), bytes, Buffer.from('ü€😀'), Buffer.from(PAD)]);
       expect(utf8Text(buf, 0, buf.length)).toBe(buf.toString('utf8'));
     }), { numRuns: 300 });
+  });
+
+  it('utf8ArrayText is the text in brackets, for runs small and large, one after the other (its buffer is reused), malformed bytes included (property)', () => {
+    fc.assert(fc.property(fc.array(fc.tuple(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.nat({ max: 3000 }), fc.uint8Array({ maxLength: 4 })), { minLength: 1, maxLength: 4 }), (runs) => {
+      for (const [text, pad, bytes] of runs) {
+        const buf = Buffer.concat([Buffer.from('x'), Buffer.from('p'.repeat(pad)), Buffer.from(text), bytes, Buffer.from('y')]);
+        expect(utf8ArrayText(buf, 1, buf.length - 1)).toBe(`[${buf.toString('utf8', 1, buf.length - 1)}]`);
+      }
+    }), { numRuns: 200 });
+    const big = Buffer.from(`${'ü'.repeat(700_000)}`);
+    expect(utf8ArrayText(big, 0, big.length)).toBe(`[${big.toString()}]`);
   });
 
   it('keeps ASCII, Latin-1, BMP and astral characters of streamed records, and a malformed byte as U+FFFD', async () => {

@@ -3,7 +3,7 @@ import type { PageInfo } from '../protocol/types.js';
 import { expectJson, send, type ReadContext } from './context.js';
 import { ItemScanner, type ScanBatch } from './scanner.js';
 import type { StreamItem } from './stream-item.js';
-import { utf8Text } from './utf8.js';
+import { utf8ArrayText } from './utf8.js';
 import { mayHoldControl, withoutControl } from './control.js';
 import { quoteExactNumbers } from './exact-numbers.js';
 import { largeProperties } from './precision.js';
@@ -290,7 +290,7 @@ export class PageLoad {
     if (values === undefined) {
       try {
         // One JSON.parse for the whole run of elements.
-        const text = `[${utf8Text(buf, starts[from]!, ends[to - 1]!)}]`;
+        const text = utf8ArrayText(buf, starts[from]!, ends[to - 1]!);
         values = JSON.parse(this.exact === undefined ? text : quoteExactNumbers(text, 2, this.exact)) as unknown[];
       } catch {
         values = new Array<unknown>(to - from);

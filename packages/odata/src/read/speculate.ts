@@ -1,5 +1,5 @@
 // The speculative part of the item scanner: a run of records parsed with one JSON.parse at a guessed cut.
-import { utf8Text } from './utf8.js';
+import { utf8ArrayText } from './utf8.js';
 
 const OPEN_OBJECT = 0x7b;
 
@@ -43,7 +43,7 @@ export function parseRun(buf: Buffer, i: number, n: number): { values: unknown[]
   for (let tries = 0; tries < 2 && at > i; tries++) {
     let values: unknown[];
     try {
-      values = JSON.parse(`[${utf8Text(buf, i, at + 1)}]`) as unknown[];
+      values = JSON.parse(utf8ArrayText(buf, i, at + 1)) as unknown[];
     } catch {
       at = lastRecordEnd(buf, i, at - 1);
       continue;

@@ -26,3 +26,29 @@ export function utf8Text(buf: Buffer, from: number, to: number): string {
     return buf.toString('utf8', from, to);
   }
 }
+
+const OPEN = 0x5b;
+const CLOSE = 0x5d;
+/** Reused for the bracketed copies of runs up to this size; larger runs get a buffer of their own. */
+const SCRATCH_MAX = 1024 * 1024;
+let scratch = Buffer.allocUnsafe(0);
+
+/**
+ * `[` + the UTF-8 text of `buf[from, to)` + `]` (a run of records as a JSON array) as one flat string, as
+ * `` `[${utf8Text(buf, from, to)}]` `` gives it. That template makes a rope that `JSON.parse` first copies
+ * into a flat string (a second string as large as the run, in the young generation); here the brackets
+ * go around the bytes instead, in a reused buffer, and the text is decoded once.
+ */
+export function utf8ArrayText(buf: Buffer, from: number, to: number): string {
+  const length = to - from;
+  if (length < FAST_PATH_BYTES) return `[${buf.toString('utf8', from, to)}]`;
+  let out = scratch;
+  if (out.length < length + 2) {
+    out = Buffer.allocUnsafe(length + 2);
+    if (length + 2 <= SCRATCH_MAX) scratch = out;
+  }
+  out[0] = OPEN;
+  buf.copy(out, 1, from, to);
+  out[length + 1] = CLOSE;
+  return utf8Text(out, 0, length + 2);
+}
