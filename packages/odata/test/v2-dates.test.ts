@@ -91,6 +91,22 @@ describe('v2 /Date(...)/ values', () => {
     expect(decodeV2Date('/Date(-62135596800001)/')).toBe('0000-12-31T23:59:59.999Z');
   });
 
+  it('writes instants of the same day, of days back and forth and across midnight as toISOString() does (the day text is reused)', () => {
+    const start = 1_577_840_401_000;
+    const runs = Array.from({ length: 5000 }, (_, k) => start + k * 3_601_000);
+    const zigzag = Array.from({ length: 5000 }, (_, k) => (k % 2 === 0 ? start + k * 7_777 : 951_868_799_999 - k * 86_400_013));
+    const midnight = [-1, 0, 86_399_999, 86_400_000, 951_868_799_999, 951_868_800_000, 951_782_399_999];
+    for (const ms of [...runs, ...zigzag, ...midnight]) expect(utcText(ms), String(ms)).toBe(new Date(ms).toISOString());
+  });
+
+  it('reads the plain /Date(ms)/ form and its neighbours exactly as the full pattern does', () => {
+    const cases: [string, string][] = [['/Date(0)/', '1970-01-01T00:00:00.000Z'], ['/Date(1577840401000)/', '2020-01-01T01:00:01.000Z'],
+      ['/Date(253402300799999)/', '9999-12-31T23:59:59.999Z'], ['/Date(8640000000000000)/', '+275760-09-13T00:00:00.000Z'],
+      ['/Date(1e3)/', '/Date(1e3)/'], ['/Date()/', '/Date()/'], ['/Date(12)', '/Date(12)'], ['/Date(12)/x', '/Date(12)/x'], ['/Date( 1)/', '/Date( 1)/'],
+      ['/Date(1577840401000+0060)/', '2020-01-01T02:00:01.000+01:00']];
+    for (const [wire, text] of cases) expect(decodeV2Date(wire), wire).toBe(text);
+  });
+
   it('reads Edm.Time durations as times of day', () => {
     const cases = { PT13H45M10S: '13:45:10', PT0S: '00:00:00', PT9H: '09:00:00', 'PT1H2M3.1234567S': '01:02:03.1234567', P1D: 'P1D' };
     for (const [wire, text] of Object.entries(cases)) expect(decodeV2Time(wire)).toBe(text);

@@ -6,7 +6,28 @@ const DAY = 86_400_000;
 const FIRST = -62_167_219_200_000;
 const LAST = 253_402_300_799_999;
 
-const two = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
+/** `00` to `99`, and `000` to `999`: the fields of the text, without building them per value. */
+const TWO: readonly string[] = Array.from({ length: 100 }, (_, n) => (n < 10 ? `0${n}` : `${n}`));
+const THREE: readonly string[] = Array.from({ length: 1000 }, (_, n) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`));
+
+/** `YYYY-MM-DDT` of the day `days` since 1970-01-01 in the proleptic Gregorian calendar (eras of 400 years from 0000-03-01). */
+function dayText(days: number): string {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const mp = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  const y = year >= 1000 ? `${year}` : `${year}`.padStart(4, '0');
+  return `${y}-${TWO[month]!}-${TWO[day]!}T`;
+}
+
+/** The day of the last value and its text: the records of a page mostly hold instants of the same few days. */
+let lastDay = NaN;
+let lastDayText = '';
 
 /**
  * `YYYY-MM-DDTHH:mm:ss.sssZ` of `ms` since 1970 (an integer), exactly as `new Date(ms).toISOString()`; outside the
@@ -22,17 +43,9 @@ export function utcText(ms: number): string {
   rest -= minutes * 60_000;
   const seconds = Math.floor(rest / 1000);
   const millis = rest - seconds * 1000;
-  // Civil date from days since 1970-01-01 in the proleptic Gregorian calendar (eras of 400 years from 0000-03-01).
-  const z = days + 719_468;
-  const era = Math.floor(z / 146_097);
-  const dayOfEra = z - era * 146_097;
-  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
-  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
-  const mp = Math.floor((5 * dayOfYear + 2) / 153);
-  const day = dayOfYear - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
-  const y = year >= 1000 ? `${year}` : `${year}`.padStart(4, '0');
-  const ms3 = millis >= 100 ? `${millis}` : millis >= 10 ? `0${millis}` : `00${millis}`;
-  return `${y}-${two(month)}-${two(day)}T${two(hours)}:${two(minutes)}:${two(seconds)}.${ms3}Z`;
+  if (days !== lastDay) {
+    lastDayText = dayText(days);
+    lastDay = days;
+  }
+  return lastDayText + TWO[hours]! + ':' + TWO[minutes]! + ':' + TWO[seconds]! + '.' + THREE[millis]! + 'Z';
 }

@@ -30,6 +30,7 @@ function offsetMinutes(sign: string, digits: string): number {
 function isoText(ms: number, minutes: number, precision: number | undefined): string {
   const fraction = precision === undefined ? true : precision > 0 || ms % 1000 !== 0;
   const local = utcText(ms + minutes * 60_000);
+  if (fraction && minutes === 0) return local;
   const stamp = fraction ? local.slice(0, -1) : local.slice(0, 19);
   if (minutes === 0) return `${stamp}Z`;
   const abs = Math.abs(minutes);
@@ -42,12 +43,34 @@ function isoText(ms: number, minutes: number, precision: number | undefined): st
  * with `sap:display-format="Date"`; a `Date` when `dates` is `'Date'`. Anything else is returned as it is.
  */
 export function decodeV2Date(value: string, property?: PropertyInfo, dates?: 'string' | 'Date'): Date | string {
-  const m = DATE.exec(value);
-  if (!m) return value;
-  const ms = Number(m[1]);
+  let ms = plainDateMs(value);
+  let minutes = 0;
+  if (ms === undefined) {
+    const m = DATE.exec(value);
+    if (!m) return value;
+    ms = Number(m[1]);
+    if (m[2] !== undefined) minutes = offsetMinutes(m[2], m[3]!);
+  }
   if (property?.displayFormat === 'Date') return new Date(ms).toISOString().slice(0, 10);
   if (dates === 'Date') return new Date(ms);
-  return isoText(ms, m[2] === undefined ? 0 : offsetMinutes(m[2], m[3]!), property === undefined ? undefined : property.precision ?? 0);
+  return isoText(ms, minutes, property === undefined ? undefined : property.precision ?? 0);
+}
+
+/**
+ * The milliseconds of the usual form, `/Date(<1 to 15 digits>)/` (no sign, no offset), read without the regular
+ * expression; undefined for anything else, which the expression then reads.
+ */
+function plainDateMs(value: string): number | undefined {
+  const end = value.length - 2;
+  // '/Date(' is 6 characters, ')/' 2; callers checked the start.
+  if (end < 7 || end > 21 || value.charCodeAt(end) !== 41 /* ) */ || value.charCodeAt(end + 1) !== 47 /* / */ || !value.startsWith('/Date(')) return undefined;
+  let ms = 0;
+  for (let i = 6; i < end; i++) {
+    const digit = value.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    ms = ms * 10 + digit;
+  }
+  return ms;
 }
 
 /** A v2 `Edm.Time` (`PT13H45M10.5S`) as a time of day, `13:45:10.5`; anything else as it is. */
