@@ -17,7 +17,7 @@ import { CollectionStream, pageCollection, type StreamOptions } from './read/str
 import type { Page, StreamItem } from './read/stream-item.js';
 import { v4 } from './v4/protocol.js';
 import { declaredBy, PROTOCOLS, protocolFor, protocolOfServiceDocument } from './version.js';
-import { decodeV4Record } from './v4/values.js';
+import { decodeV4Record, v4Decodes } from './v4/values.js';
 import { ActionCall, FunctionCall, paramsOf } from './operations/call.js';
 import { withETag } from './write/etag.js';
 import type { ExchangeInit, WriteSettings } from './write/host.js';
@@ -285,8 +285,8 @@ export class ODataClient {
     return {
       span: span === undefined ? undefined : { base: span, pages: paged ? new PageCounter() : undefined },
       client: this.http,
-      // v4 records are handed out as parsed unless dates are to become Date objects.
-      protocol: this.dates === 'Date' && protocol.decodeRecord === undefined ? { ...protocol, decodeRecord: decodeV4Record } : protocol,
+      // v4 records are handed out as parsed unless dates are to become Date objects or the type has Doubles ("INF", "NaN").
+      protocol: protocol.decodeRecord === undefined && v4Decodes({ dates: this.dates, entityType, metadata: this.metadataValue }) ? { ...protocol, decodeRecord: decodeV4Record } : protocol,
       decode: { largeNumbers: this.largeNumbers, dates: this.dates, metadata: this.metadataValue, entityType },
       links: this.links,
       metadataURL: `${this.serviceURL}$metadata`,

@@ -103,6 +103,18 @@ describe('v2 Edm.Double, Edm.Single and Edm.Binary read as the EDM table says', 
     await od.close();
   });
 
+  it('in a complex property too (by $metadata), its __metadata dropped as an entity\'s is', async () => {
+    const edmx = EDMX_V2.replace('<EntityType Name="Reading">', '<ComplexType Name="Range"><Property Name="Low" Type="Edm.Double"/><Property Name="High" Type="Edm.Single"/></ComplexType><EntityType Name="Reading">')
+      .replace('<Property Name="Code" Type="Edm.String"/>', '<Property Name="Code" Type="Edm.String"/><Property Name="Bounds" Type="S.Range" Nullable="false"/>');
+    const server = await serve({
+      '/svc/$metadata': (res) => { res.writeHead(200, { 'content-type': 'application/xml', dataserviceversion: '2.0' }); res.end(edmx); },
+      '/svc/Readings': (res) => json(res, { d: { results: [{ ID: 1, Value: '1', Bounds: { __metadata: { type: 'S.Range' }, Low: '-INF', High: 'NaN' } }] } }, { dataserviceversion: '2.0' }),
+    });
+    const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '2.0', loadMetadata: true });
+    expect(await od.from('Readings').list()).toEqual([{ ID: 1, Value: 1, Bounds: { Low: -Infinity, High: NaN } }]);
+    await od.close();
+  });
+
   it('decodeV2Float and decodeV2Binary', () => {
     expect([decodeV2Float('1E3', 'Edm.Double', 'p'), decodeV2Float('-1.25e-1', 'Edm.Single', 'p'), decodeV2Float('+7', 'Edm.Double', 'p')]).toEqual([1000, -0.125, 7]);
     for (const bad of ['', ' 1', '1e', 'Infinity', '0x10', 'constructor', '1.2.3']) expect(() => decodeV2Float(bad, 'Edm.Double', 'P')).toThrow(/Edm\.Double property P/);

@@ -62,7 +62,7 @@ function collectionOf(json: unknown, protocol: ODataProtocol, ctx: DecodeContext
     let node: unknown = json;
     for (const key of path) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
     if (Array.isArray(node)) {
-      const decodeRecord = recordDecoder(protocol, ctx.dates);
+      const decodeRecord = recordDecoder(protocol, ctx);
       return withoutControl(decodeRecord ? node.map((raw) => decodeRecord(raw, ctx)) : node);
     }
   }

@@ -255,7 +255,7 @@ export class DeltaSync<T = Record<string, unknown>> {
     // 4.01 removals (`@removed`, by `@id` or key), `@context`, nested `@delta`. Both forms are read.
     if (protocol.version === '4.0' && this.maxVersion !== undefined) headers['odata-maxversion'] = this.maxVersion;
     const { largeNumbers, dates, precision } = this.host.writeSettings();
-    const decodeRecord = recordDecoder(protocol, dates);
+    const decodeRecord = recordDecoder(protocol, { dates });
     const decode = (raw: unknown): unknown => (decodeRecord ? decodeRecord(raw, { largeNumbers, dates, metadata: this.host.loadedMetadata(), entityType: undefined }) : raw);
     const level: Level = { decode, protocol, metadata: this.host.loadedMetadata(), set: topLevelSet(this.host.serviceURL, start), type: entityType };
     const pages = new PageCounter();

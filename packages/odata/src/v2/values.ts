@@ -1,4 +1,4 @@
-import type { PropertyInfo } from '../metadata/model.js';
+import type { ComplexTypeInfo, EntityTypeInfo, PropertyInfo } from '../metadata/model.js';
 import type { DecodeContext } from '../protocol/types.js';
 import { v2Control } from '../read/control.js';
 import { utcText } from './utc-text.js';
@@ -151,7 +151,7 @@ export function decodeV2Record(raw: unknown, ctx: DecodeContext): unknown {
       } else out[key] = value;
     } else if (typeof value === 'object' && value !== null) {
       if ('__deferred' in value) continue;
-      const inner = { ...ctx, entityType: navigationTarget(ctx, key) };
+      const inner = { ...ctx, entityType: innerType(ctx, key) };
       if (Array.isArray(value)) out[key] = value.map((v) => decodeV2Record(v, inner));
       else if (Array.isArray((value as { results?: unknown }).results)) {
         out[key] = ((value as { results: unknown[] }).results).map((v) => decodeV2Record(v, inner));
@@ -161,8 +161,18 @@ export function decodeV2Record(raw: unknown, ctx: DecodeContext): unknown {
   return out;
 }
 
-/** The entity type an expanded navigation property leads to, when `$metadata` says. */
-function navigationTarget(ctx: DecodeContext, key: string): DecodeContext['entityType'] {
-  const target = ctx.entityType?.navigation.get(key)?.type;
-  return target === undefined ? undefined : ctx.metadata?.entityTypes.get(target);
+/** A complex type seen as a structured type without key or navigation, so that its values decode as an entity's do. */
+const complexViews = new WeakMap<ComplexTypeInfo, EntityTypeInfo>();
+
+/** The type of an object value under `key`: an expanded navigation property's target, or a complex property's type, when `$metadata` says. */
+function innerType(ctx: DecodeContext, key: string): DecodeContext['entityType'] {
+  const type = ctx.entityType;
+  const target = type?.navigation.get(key)?.type;
+  if (target !== undefined) return ctx.metadata?.entityTypes.get(target);
+  const declared = type?.properties.get(key)?.type;
+  const complex = declared === undefined ? undefined : ctx.metadata?.complexTypes.get(declared);
+  if (complex === undefined) return undefined;
+  let view = complexViews.get(complex);
+  if (view === undefined) complexViews.set(complex, (view = { ...complex, key: [], navigation: new Map() }));
+  return view;
 }

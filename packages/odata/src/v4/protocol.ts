@@ -2,7 +2,7 @@ import { ODataVersionError } from '../errors.js';
 import type { DecodeContext, ODataProtocol, PageInfo } from '../protocol/types.js';
 import type { Literal } from '../query/literal.js';
 import { withoutControl } from '../read/control.js';
-import { decodeV4Record } from './values.js';
+import { decodeV4Record, v4Decodes } from './values.js';
 import { v4Write } from './write.js';
 
 const quote = (text: string): string => `'${text.replace(/'/g, "''")}'`;
@@ -74,7 +74,7 @@ export const v4: ODataProtocol = {
   decodeEntity(body: unknown, ctx: DecodeContext) {
     if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
       const entity = withoutControl(body);
-      return ctx.dates === 'Date' ? decodeV4Record(entity, ctx) : entity;
+      return v4Decodes(ctx) ? decodeV4Record(entity, ctx) : entity;
     }
     return body;
   },
