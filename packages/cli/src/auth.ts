@@ -2,6 +2,7 @@ import type { Plugin } from '@sluice/core';
 import { oauth2, type OAuth2Config } from '@sluice/oauth';
 import { authorizeInBrowser } from './browser-login.js';
 import { UsageError } from './errors.js';
+import { AUTH_ENV } from './command-options.js';
 import type { Terminal } from './terminal.js';
 
 /** The auth flags of every command; each also reads an environment variable (flags win). */
@@ -17,18 +18,6 @@ export interface AuthFlags {
   tokenParam?: string[];
   browser?: boolean;
 }
-
-/** Environment variable of each auth setting. */
-export const AUTH_ENV = {
-  token: 'SLUICE_TOKEN',
-  user: 'SLUICE_USER',
-  password: 'SLUICE_PASSWORD',
-  clientId: 'SLUICE_CLIENT_ID',
-  clientSecret: 'SLUICE_CLIENT_SECRET',
-  tokenUrl: 'SLUICE_TOKEN_URL',
-  authUrl: 'SLUICE_AUTH_URL',
-  scope: 'SLUICE_SCOPE',
-} as const;
 
 /** How requests authenticate, decided from flags and environment. */
 export type AuthPlan =

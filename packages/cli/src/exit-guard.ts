@@ -2,7 +2,7 @@
 // (an uncaught exception, an unhandled rejection) and an event loop that runs dry while the command
 // is still unfinished (a wait nobody keeps alive) each print one line, remove the temporary file of an
 // unfinished `--out` and exit with EXIT.internal.
-import { describeError, EXIT } from './errors.js';
+import { EXIT } from './errors.js';
 import { removePendingFiles } from './output.js';
 
 /** The last thing the command was doing, for the message of an unfinished exit (never a secret). */
@@ -23,13 +23,26 @@ function stop(line: string): never {
 const REPORT = 'a defect in sluice: please report it';
 
 /**
+ * Prints the line of an error that escaped the command and exits. Describing it takes the error classes of
+ * the client packages, loaded here (not at start-up); should even that fail, the error's own text is printed.
+ */
+function escaped(error: unknown): void {
+  // the unfinished --out file goes at once, not after the import
+  removePendingFiles();
+  import('./error-report.js').then(
+    ({ describeError }) => stop(`${describeError(error)} (an error escaped the command: ${REPORT})`),
+    () => stop(`sluice: ${error instanceof Error ? error.message : String(error)} (an error escaped the command: ${REPORT})`),
+  );
+}
+
+/**
  * Runs `command` (the whole command line) and exits with the code it resolves with. Installs the
  * handlers of the ways out that bypass it; each prints one line and exits with {@link EXIT.internal}.
  */
 export function runGuarded(command: () => Promise<number>): void {
   let settled = false;
-  process.on('uncaughtException', (error) => stop(`${describeError(error)} (an error escaped the command: ${REPORT})`));
-  process.on('unhandledRejection', (reason) => stop(`${describeError(reason)} (an error escaped the command: ${REPORT})`));
+  process.on('uncaughtException', escaped);
+  process.on('unhandledRejection', escaped);
   // Emitted when nothing keeps the event loop alive: a command still running then waits on something that can never happen.
   process.on('beforeExit', () => {
     if (settled) return;
@@ -43,7 +56,7 @@ export function runGuarded(command: () => Promise<number>): void {
     },
     (error: unknown) => {
       settled = true;
-      stop(`${describeError(error)} (an error escaped the command: ${REPORT})`);
+      escaped(error);
     },
   );
 }

@@ -1,11 +1,10 @@
 import { PageError, type EntityTypeInfo, type ODataClient, type Query, type StreamItem } from '@sluice/odata';
 import { formatCount, formatSeconds, createProgress, recordsText, type Progress, type ProgressMode } from './progress.js';
 import { columnsOf, csv, jsonArray, ndjson, type FormatName, type RecordFormat } from './formats.js';
-import { checkDeltaFlags, deltaCSV, deltaRecords, entityRecord, explainDeltaError, type DeltaFlags } from './delta-export.js';
+import type { DeltaFlags } from './delta-export.js';
 import { explainNotFound } from './entity-set-check.js';
 import { FileSink, OutputClosed, StreamSink, type Sink } from './output.js';
 import { checkOutFile } from './out-file.js';
-import { checkParquetFlags, openParquet } from './parquet-export.js';
 import { parseExpand } from './expand-flags.js';
 import { buildQuery, list, readyForSelect, type QueryFlags } from './query-flags.js';
 import { rateLimitOf, type PartitionFlags } from './partition-flags.js';
@@ -49,6 +48,7 @@ async function csvColumns(od: ODataClient, entitySet: string, flags: ExportFlags
 export async function csvFormat(od: ODataClient, entitySet: string, flags: ExportFlags, first: unknown, delta: boolean, signal: AbortSignal): Promise<RecordFormat> {
   const raw = flags.csvRaw === true;
   if (!delta) return csv(await csvColumns(od, entitySet, flags, first, signal), raw);
+  const { deltaCSV, entityRecord } = await import('./delta-export.js');
   const columns = await csvColumns(od, entitySet, flags, entityRecord(first), signal);
   return deltaCSV(columns, (await entityTypeOf(od, entitySet, signal))?.key ?? [], raw);
 }
@@ -84,16 +84,19 @@ export function skipRetried(error: Error, terminal: Terminal): void {
  * the output is complete.
  */
 export async function exportEntitySet(serviceURL: string, entitySet: string, flags: ExportFlags, terminal: Terminal, signal: AbortSignal): Promise<void> {
-  checkDeltaFlags(flags);
-  if (flags.format === 'parquet') checkParquetFlags(flags);
+  // Change tracking and Parquet (with @sluice/sink) are loaded only for an export that uses them.
+  const tracking = flags.deltaState !== undefined || flags.deltaReset ? await import('./delta-export.js') : undefined;
+  tracking?.checkDeltaFlags(flags);
+  const parquetFormat = flags.format === 'parquet' ? await import('./parquet-export.js') : undefined;
+  parquetFormat?.checkParquetFlags(flags);
   const toFile = flags.out !== undefined && flags.out !== '-';
   if (toFile) for (const stale of await checkOutFile(flags.out!)) terminal.debug(`removed ${stale}, left by an export that was killed`);
   const od = await openService(serviceURL, flags, terminal, signal, 'auto', { rateLimit: rateLimitOf(flags) });
   try {
     await readyForSelect(od, flags, signal);
     const query = buildQuery(od, entitySet, flags);
-    const delta = flags.deltaState === undefined ? undefined : deltaRecords(od, query, flags, signal);
-    const parquet = flags.format === 'parquet' ? await openParquet(od, entitySet, flags, signal).catch(async (error: unknown) => { throw await explainNotFound(od, entitySet, error, signal); }) : undefined;
+    const delta = flags.deltaState === undefined ? undefined : tracking?.deltaRecords(od, query, flags, signal);
+    const parquet = parquetFormat ? await parquetFormat.openParquet(od, entitySet, flags, signal).catch(async (error: unknown) => { throw await explainNotFound(od, entitySet, error, signal); }) : undefined;
     const sink: Sink = parquet ?? (toFile ? await FileSink.open(flags.out!) : new StreamSink(terminal.stdout));
     // Records printed on the terminal itself would be torn apart by a bar redrawn among them.
     const dataOnScreen = sink instanceof StreamSink && (terminal.stdout as { isTTY?: boolean }).isTTY === true;
@@ -153,7 +156,8 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
       if (signal.aborted && !flags.quiet) {
         terminal.note(`sluice: stopped after ${recordsText(records)}; ${sink instanceof StreamSink ? 'stdout holds whole records only' : `${sink.name} was not written`}`);
       }
-      throw explainDeltaError(await explainNotFound(od, entitySet, error, signal), flags.deltaState);
+      const explained = await explainNotFound(od, entitySet, error, signal);
+      throw tracking === undefined ? explained : tracking.explainDeltaError(explained, flags.deltaState);
     }
     if (!flags.quiet) {
       const seconds = (performance.now() - started) / 1000;

@@ -1,7 +1,6 @@
 // `sluice generate`: TypeScript types for a service from its $metadata (a URL, fetched with the same auth,
 // proxy and TLS flags as the other commands, or a file), written atomically; --check compares instead.
 import { readFile } from 'node:fs/promises';
-import { Option, type Command } from 'commander';
 import { basename } from 'node:path';
 import { redactURL } from '@sluice/core';
 import { check, generate, generateRuntime } from '@sluice/codegen';
@@ -53,19 +52,6 @@ async function readMetadata(source: string, flags: GenerateFlags, terminal: Term
   } finally {
     await od.close();
   }
-}
-
-/** The arguments and options of `sluice generate` besides the connection flags. */
-export function generateOptions(command: Command): Command {
-  return command
-    .description('write TypeScript types for createODataClient<Service>() from $metadata (types only)')
-    .argument('<source>', 'service root URL (its $metadata is read), or an .edmx, .xml or .json file')
-    .option('-o, --out <file>', 'the .ts file to write (complete or not at all)')
-    .option('--only <names>', 'only these entity sets, singletons and operation imports (comma-separated), with what they reference')
-    .option('--check', 'write nothing: exit 1 naming what changed when the metadata no longer matches --out')
-    .option('--runtime', 'also write <out>.model.ts: the model for createODataClient({ metadata }) (adds bytes to a bundle)')
-    .addOption(new Option('--large-numbers <mode>', 'the client option the types are for: Int64 and Decimal as string or number').choices(['string', 'number']).default('string'))
-    .addOption(new Option('--dates <mode>', 'the client option the types are for: instants as ISO string or Date').choices(['string', 'Date']).default('string'));
 }
 
 /**

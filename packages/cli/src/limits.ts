@@ -2,7 +2,7 @@
 // `$metadata` document), with defaults that keep a hostile or broken service from filling memory; and the
 // parser of durations (`--timeout`, `--retry-backoff`, the worker's lock times).
 import { InvalidArgumentError } from 'commander';
-import { ResponseSizeError } from '@sluice/odata';
+import type { ResponseSizeError } from '@sluice/odata';
 
 const MiB = 1024 * 1024;
 

@@ -1,74 +1,23 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { AUTH_ENV } from './auth.js';
-import { countEntitySet, getEntity, printURL, showMetadata } from './commands.js';
-import { describeError, EXIT, exitCodeFor, Interrupted } from './errors.js';
-import { exportEntitySet, type ExportFlags } from './export.js';
-import { generateOptions, generateTypes, type GenerateFlags } from './generate.js';
-import { checkPartitionFlags, partitionOptions, rangeOptions, type PartitionFlags } from './partition-flags.js';
-import { exportPartitioned } from './partitioned-export.js';
+// The `sluice` program: every command and option is declared here (so `--help` is complete), and a
+// command's implementation (with the packages it needs: @sluice/sink, @sluice/codegen, @sluice/queue, ...)
+// is loaded by `import()` only when that command runs.
+import { Command, CommanderError, Option } from 'commander';
+import {
+  collect, COMPRESSIONS, connectionOptions, generateOptions, integer, partitionOptions, PROGRESS_MODES, queryOptions, rangeOptions, SYNC_MODES,
+} from './command-options.js';
+import { EXIT, Interrupted } from './errors.js';
+import type { ExportFlags } from './export.js';
+import type { GenerateFlags } from './generate.js';
+import type { PartitionFlags } from './partition-flags.js';
 import type { WorkerFlags } from './worker-command.js';
 import { FORMATS } from './formats.js';
-import { checkCompressionFlag, COMPRESSIONS } from './parquet-export.js';
 import { duration, size } from './limits.js';
 import { removePendingFiles } from './output.js';
-import { PROGRESS_MODES } from './progress.js';
 import type { QueryFlags } from './query-flags.js';
 import type { ConnectionFlags } from './session.js';
-import { SYNC_MODES, syncCommand, type SyncFlags } from './sync.js';
+import type { SyncFlags } from './sync.js';
 import { processTerminal } from './terminal.js';
-import { PASSPHRASE_ENV } from './transport-flags.js';
 import { VERSION } from './version.js';
-
-function integer(min: number) {
-  return (text: string): number => {
-    if (!/^\d+$/.test(text.trim()) || Number(text) < min) throw new InvalidArgumentError(`expected an integer >= ${min}`);
-    return Number(text);
-  };
-}
-
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
-
-/** Flags for reaching the service: version, headers, timeout, retries and auth. */
-function connectionOptions(command: Command): Command {
-  return command
-    .addOption(new Option('--version <version>', 'OData version of the service').choices(['2', '4', 'auto']).default('auto'))
-    .option('-H, --header <header>', 'extra request header "Name: value" (repeatable)', collect)
-    .option('--timeout <duration>', 'timeout of each request: 30, 30s, 500ms, 2m', duration)
-    .option('--retries <n>', 'times a failed request or page is tried again', integer(0))
-    .option('--token <token>', `bearer token (prefer ${AUTH_ENV.token})`)
-    .option('--user <name>', `user for Basic auth; the password comes from ${AUTH_ENV.password}`)
-    .option('--password <password>', `password for Basic auth (prefer ${AUTH_ENV.password})`)
-    .option('--client-id <id>', `OAuth client id (${AUTH_ENV.clientId})`)
-    .option('--client-secret <secret>', `OAuth client secret (prefer ${AUTH_ENV.clientSecret})`)
-    .option('--token-url <url>', `OAuth token endpoint (${AUTH_ENV.tokenUrl})`)
-    .option('--auth-url <url>', `OAuth authorization endpoint: sign in with a browser, PKCE (${AUTH_ENV.authUrl})`)
-    .option('--scope <scope>', `OAuth scope (repeatable; ${AUTH_ENV.scope})`, collect)
-    .option('--token-param <name=value>', 'extra token request parameter, such as resource=... (repeatable)', collect)
-    .option('--no-browser', 'print the sign-in URL without opening a browser')
-    .option('--proxy <url>', 'proxy for every request (default: HTTPS_PROXY, HTTP_PROXY and NO_PROXY; a proxy password belongs there, not here)')
-    .option('--no-proxy', 'connect directly, ignoring HTTPS_PROXY and HTTP_PROXY')
-    .option('--ca <file>', 'PEM file of certificate authorities to trust besides the built-in ones, such as a company CA')
-    .option('--cert <file>', 'client certificate (PEM) for mutual TLS, with --key')
-    .option('--key <file>', `private key (PEM) of --cert; the passphrase of an encrypted key comes from ${PASSPHRASE_ENV}`)
-    .option('--pfx <file>', `client certificate and key as one PKCS#12 file (.p12, .pfx); its passphrase comes from ${PASSPHRASE_ENV}`)
-    .option('--max-metadata-size <size>', 'largest $metadata document to read (default 64MiB): 512k, 64MiB, 100MB', size)
-    .option('-v, --verbose', 'explain what happens on stderr (never secrets)');
-}
-
-/** Query option flags of `export`, `count` and `url`. */
-function queryOptions(command: Command, withPaging = true): Command {
-  command
-    .option('--filter <expr>', '$filter, sent as written, such as "Price lt 20"')
-    .option('--search <text>', '$search (free text)')
-    .option('--param <name=value>', 'custom query option such as sap-client=100 (repeatable)', collect);
-  if (!withPaging) return command;
-  return command
-    .option('--select <props>', '$select: comma-separated properties')
-    .option('--expand <navs>', '$expand: comma-separated navigation properties')
-    .option('--orderby <items>', '$orderby, such as "Price desc,Name"')
-    .option('--top <n>', '$top: at most n records', integer(0))
-    .option('--skip <n>', '$skip: skip the first n records', integer(0));
-}
 
 /** Commander's camel-cased flags; `--version` of a command is the OData version. */
 function flagsOf<T>(command: Command): T {
@@ -102,9 +51,10 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
     .option('-q, --quiet', 'no progress and no summary'))))
     .action(async (service: string, set: string, _o, command: Command) => {
       const flags = flagsOf<ExportFlags & PartitionFlags>(command);
-      checkPartitionFlags(flags);
-      checkCompressionFlag(flags);
-      const run = flags.partitions === undefined ? exportEntitySet : flags.queue === undefined ? exportPartitioned : (await import('./queue-export.js')).exportViaQueue;
+      (await import('./partition-flags.js')).checkPartitionFlags(flags);
+      if (flags.compression !== undefined) (await import('./parquet-export.js')).checkCompressionFlag(flags);
+      const run = flags.partitions === undefined ? (await import('./export.js')).exportEntitySet
+        : flags.queue === undefined ? (await import('./partitioned-export.js')).exportPartitioned : (await import('./queue-export.js')).exportViaQueue;
       await run(service, set, flags, verboseOf(flags.verbose === true), signal);
     });
 
@@ -123,7 +73,7 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
   'with --mode snapshot: read the load in n ranges of --partition-by, --parallel at once, into the staging table swapped in at the end'))
     .action(async (service: string, set: string, _o, command: Command) => {
       const flags = flagsOf<SyncFlags>(command);
-      await syncCommand(service, set, flags, verboseOf(flags.verbose === true), signal);
+      await (await import('./sync.js')).syncCommand(service, set, flags, verboseOf(flags.verbose === true), signal);
     });
 
   queryOptions(connectionOptions(program.command('count')
@@ -131,7 +81,7 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
     .argument('<service-url>').argument('<entity-set>')), false)
     .action(async (service: string, set: string, _o, command: Command) => {
       const flags = flagsOf<ConnectionFlags & QueryFlags>(command);
-      await countEntitySet(service, set, flags, verboseOf(flags.verbose === true), signal);
+      await (await import('./commands.js')).countEntitySet(service, set, flags, verboseOf(flags.verbose === true), signal);
     });
 
   connectionOptions(program.command('get')
@@ -141,7 +91,7 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
     .option('--expand <navs>', '$expand: comma-separated navigation properties'))
     .action(async (service: string, set: string, key: string, _o, command: Command) => {
       const flags = flagsOf<ConnectionFlags & { select?: string; expand?: string }>(command);
-      await getEntity(service, set, key, flags, verboseOf(flags.verbose === true), signal);
+      await (await import('./commands.js')).getEntity(service, set, key, flags, verboseOf(flags.verbose === true), signal);
     });
 
   connectionOptions(program.command('metadata')
@@ -150,13 +100,13 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
     .option('--json', 'print JSON instead of a table'))
     .action(async (service: string, _o, command: Command) => {
       const flags = flagsOf<ConnectionFlags & { json?: boolean }>(command);
-      await showMetadata(service, flags, verboseOf(flags.verbose === true), signal);
+      await (await import('./commands.js')).showMetadata(service, flags, verboseOf(flags.verbose === true), signal);
     });
 
   connectionOptions(generateOptions(program.command('generate')))
     .action(async (source: string, _o, command: Command) => {
       const flags = flagsOf<GenerateFlags>(command);
-      await generateTypes(source, flags, verboseOf(flags.verbose === true), signal);
+      await (await import('./generate.js')).generateTypes(source, flags, verboseOf(flags.verbose === true), signal);
     });
 
   connectionOptions(program.command('worker')
@@ -176,8 +126,8 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
     .description('print the URL a query would request (no network; OData 4 unless --version 2)')
     .argument('<service-url>').argument('<entity-set>')
     .addOption(new Option('--version <version>', 'OData version').choices(['2', '4']).default('4')))
-    .action((service: string, set: string, _o, command: Command) => {
-      printURL(service, set, flagsOf<QueryFlags & { odataVersion: '2' | '4' }>(command), verboseOf(false));
+    .action(async (service: string, set: string, _o, command: Command) => {
+      (await import('./commands.js')).printURL(service, set, flagsOf<QueryFlags & { odataVersion: '2' | '4' }>(command), verboseOf(false));
     });
   return program;
 }
@@ -208,6 +158,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     const reason = controller.signal.aborted ? controller.signal.reason : error;
+    // Describing an error takes the error classes of the client packages: loaded only now.
+    const { describeError, exitCodeFor } = await import('./error-report.js');
     if (!(reason instanceof Interrupted)) process.stderr.write(`${describeError(reason)}\n`);
     return exitCodeFor(reason);
   } finally {

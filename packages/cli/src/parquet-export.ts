@@ -18,9 +18,6 @@ export interface ParquetFlags {
   compression?: string;
 }
 
-/** The values of `--compression`. */
-export const COMPRESSIONS = ['snappy', 'zstd', 'gzip', 'none'] as const;
-
 const codecOf = (compression: string | undefined): ParquetCodec =>
   compression === undefined ? 'SNAPPY' : compression === 'none' ? 'UNCOMPRESSED' : (compression.toUpperCase() as ParquetCodec);
 

@@ -1,9 +1,7 @@
 import { readdir, stat, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { RateLimitOptions } from '@sluice/core';
 import { UsageError } from './errors.js';
-import { duration } from './limits.js';
 import { MANIFEST_FILE } from './manifest.js';
 import { checkOutFile, removeStalePartials } from './out-file.js';
 import { PART_FILE } from './part-names.js';
@@ -23,50 +21,6 @@ export interface PartitionFlags {
   /** First retry delay of a failed partition in ms (doubled each retry). */
   retryBackoff?: number;
   wait?: boolean;
-}
-
-function positive(max: number) {
-  return (text: string): number => {
-    if (!/^\d+$/.test(text.trim()) || Number(text) < 1 || Number(text) > max) throw new InvalidArgumentError(`expected an integer from 1 to ${max}`);
-    return Number(text);
-  };
-}
-
-/** Longest `--retry-backoff`: one hour. */
-const MAX_BACKOFF_MS = 3_600_000;
-
-/** `--retry-backoff`: a duration from 1 ms to an hour, in whole ms. */
-function backoff(text: string): number {
-  const ms = duration(text);
-  if (ms < 1 || ms > MAX_BACKOFF_MS || !Number.isInteger(ms)) throw new InvalidArgumentError('expected a duration from 1ms to 1h in whole ms, such as 500ms, 2s or 1m');
-  return ms;
-}
-
-function rate(text: string): number {
-  const n = Number(text.trim());
-  if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(n > 0)) throw new InvalidArgumentError('expected requests per second, such as 20 or 2.5');
-  return n;
-}
-
-/** Adds `--partitions`, `--partition-by`, `--boundaries`, `--parallel`, `--rate` and `--burst` (export and sync). */
-export function rangeOptions(command: Command, partitionsHelp: string): Command {
-  return command
-    .option('--partitions <n>', partitionsHelp, positive(10_000))
-    .option('--partition-by <property>', 'with --partitions: orderable property to split on (default: the single key)')
-    .addOption(new Option('--boundaries <how>', 'with --partitions: quantiles ($count + one read per boundary, even partitions) or minmax (two reads, equal widths; integers)').choices(['quantiles', 'minmax']))
-    .option('--parallel <k>', 'with --partitions: read k partitions at once (default 4), sharing the rate limit and token', positive(256))
-    .option('--rate <n>', 'at most n requests per second in all (every partition, every worker)', rate)
-    .option('--burst <n>', 'with --rate: requests that may go at once after a quiet spell (default 1)', positive(10_000));
-}
-
-/** Adds the partition flags to `sluice export`. */
-export function partitionOptions(command: Command): Command {
-  return rangeOptions(command, 'split the set into n ranges of --partition-by, one file each in the --out directory (part-00001.<format>, then _manifest.json)')
-    .option('--queue <redis-url>', 'with --partitions: enqueue one BullMQ job per partition for `sluice worker` processes instead of reading here')
-    .option('--queue-name <name>', 'with --queue: the BullMQ queue (default sluice-export)')
-    .option('--attempts <n>', 'with --queue: attempts per partition, the first included (default 5)', positive(100))
-    .option('--retry-backoff <duration>', 'with --queue: wait before the first retry of a failed partition, doubled each retry: 500ms, 2s, 1m (default 2s)', backoff)
-    .option('--wait', 'with --queue: follow the workers and exit with the outcome');
 }
 
 /** The core rate limit of `--rate`/`--burst`, if given. */

@@ -1,8 +1,7 @@
 import cliProgress from 'cli-progress';
+import type { ProgressMode } from './command-options.js';
 
-/** `--progress`: `auto` shows it when stderr is a terminal. */
-export const PROGRESS_MODES = ['auto', 'always', 'never'] as const;
-export type ProgressMode = (typeof PROGRESS_MODES)[number];
+export type { ProgressMode };
 
 /** What the exporter tells the progress display. */
 export interface Progress {

@@ -2,7 +2,8 @@ import { describeRequest, type Plugin, type RateLimiter, type RateLimitOptions, 
 import type { TokenCache } from '@sluice/oauth';
 import { createODataClient, type ODataClient } from '@sluice/odata';
 import { authHttpOptions, authSecrets, resolveAuth, type AuthFlags, type AuthPlan } from './auth.js';
-import { scrubPrintedErrors, UsageError } from './errors.js';
+import { UsageError } from './errors.js';
+import { scrubPrintedErrors } from './error-report.js';
 import { countAttempt } from './attempts.js';
 import { noteActivity } from './exit-guard.js';
 import { DEFAULT_MAX_METADATA_BYTES, DEFAULT_MAX_RECORD_BYTES } from './limits.js';

@@ -1,6 +1,7 @@
 // `sluice sync <service-url> <entity-set> --into sqlite:<file> | postgres://...`: keeps a table equal to an
 // entity set (@sluice/sink's syncEntitySet), with the progress and summary of `export`.
 import { SinkError, syncEntitySet, type SyncResult } from '@sluice/sink';
+import type { SYNC_MODES } from './command-options.js';
 import { UsageError } from './errors.js';
 import { explainNotFound } from './entity-set-check.js';
 import { rateLimitOf, type PartitionFlags } from './partition-flags.js';
@@ -9,9 +10,6 @@ import { formatCount, formatSeconds, createProgress, recordsText, type ProgressM
 import { buildQuery, list } from './query-flags.js';
 import { openService, type ConnectionFlags } from './session.js';
 import type { Terminal } from './terminal.js';
-
-/** `--mode` of `sluice sync`. */
-export const SYNC_MODES = ['auto', 'delta', 'snapshot'] as const;
 
 /** Flags of `sluice sync`; the partition flags apply with `--mode snapshot`. */
 export interface SyncFlags extends ConnectionFlags, Pick<PartitionFlags, 'partitions' | 'partitionBy' | 'boundaries' | 'parallel' | 'rate' | 'burst'> {

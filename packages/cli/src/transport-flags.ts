@@ -1,9 +1,7 @@
 // `--ca`, `--cert`, `--key`, `--pfx` and `--proxy`: the core client's `tls` and `proxy` options, from flags.
 import { ConfigError, UndiciTransport, type ClientOptions, type TLSOptions } from '@sluice/core';
+import { PASSPHRASE_ENV } from './command-options.js';
 import { UsageError } from './errors.js';
-
-/** The environment variable holding the passphrase of an encrypted `--key` or of `--pfx` (never a flag). */
-export const PASSPHRASE_ENV = 'SLUICE_KEY_PASSPHRASE';
 
 /** Flags about how the service is reached: proxy, trusted CAs and a client certificate. */
 export interface TransportFlags {

@@ -26,11 +26,15 @@ async function exportTo(out: string, uid?: number): Promise<{ code: number | nul
   let child;
   if (uid === undefined) child = cli.spawn(args);
   else {
-    // The bundle's own folder is private to this user: another user runs a copy.
-    const copy = join(dir, 'sluice.mjs');
-    await copyFile(cli.path, copy);
-    await chmod(copy, 0o644);
-    child = spawn(process.execPath, [copy, ...args], { uid, gid: uid, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The bundle's own folder is private to this user: another user runs a copy (the entry and its chunks).
+    const copy = join(dir, 'bundle');
+    await mkdir(copy, { recursive: true });
+    for (const name of await readdir(cli.dir)) {
+      await copyFile(join(cli.dir, name), join(copy, name));
+      await chmod(join(copy, name), 0o644);
+    }
+    await chmod(copy, 0o755);
+    child = spawn(process.execPath, [join(copy, 'sluice.mjs'), ...args], { uid, gid: uid, stdio: ['ignore', 'pipe', 'pipe'] });
   }
   const r = await collectCLI(child);
   return { code: r.code, stderr: r.stderr, requests: srv.requests.length - before };

@@ -28,8 +28,13 @@ export interface CLIResult {
 
 /** The bundled `sluice`: its path, and helpers to start it with node. */
 export interface SluiceCLI {
-  /** Absolute path of the bundled executable (one ESM file, dependencies included). */
+  /**
+   * Absolute path of the bundled executable (ESM, dependencies included). Each command's implementation is
+   * a chunk beside it in {@link dir}, loaded when that command runs, as in the published package.
+   */
   readonly path: string;
+  /** The folder of the entry and its chunks: copy the whole folder to run the bundle elsewhere. */
+  readonly dir: string;
   /** Starts `node <path> ...args`; stdout and stderr are pipes unless `options.stdio` says otherwise. */
   spawn(args: readonly string[], options?: SpawnOptions): ChildProcess;
   /** Runs to the end and collects the output (`env` is added to the parent's environment). */
@@ -40,7 +45,8 @@ let bundle: Promise<string> | undefined;
 
 /**
  * Bundles `packages/cli/src/sluice.ts` with esbuild (sluice's packages from source, npm dependencies
- * included) into a temporary folder, once per process, and returns a handle to run it as a child.
+ * included; code splitting, so a command loads only what it uses) into a temporary folder, once per
+ * process, and returns a handle to run it as a child.
  *
  * @example
  * ```ts
@@ -54,26 +60,29 @@ export async function sluiceCLI(): Promise<SluiceCLI> {
     const dir = await mkdtemp(join(tmpdir(), 'sluice-cli-'));
     // The bundle lives as long as this process.
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    const out = join(dir, 'sluice.mjs');
     await build({
-      entryPoints: [join(root, 'packages', 'cli', 'src', 'sluice.ts')],
-      outfile: out,
+      entryPoints: { sluice: join(root, 'packages', 'cli', 'src', 'sluice.ts') },
+      outdir: dir,
+      outExtension: { '.js': '.mjs' },
+      splitting: true,
       bundle: true,
       platform: 'node',
       format: 'esm',
       target: 'node20',
       tsconfig: join(root, 'tsconfig.json'),
-      // CommonJS dependencies (commander, cli-progress) call require(): give the ESM bundle one.
+      // CommonJS dependencies (commander, cli-progress) call require(): give each ESM file of the bundle one.
       banner: { js: "import { createRequire as __sluiceRequire } from 'node:module'; const require = __sluiceRequire(import.meta.url);" },
       logLevel: 'error',
     });
-    return out;
+    return dir;
   })();
-  const path = await bundle;
+  const dir = await bundle;
+  const path = join(dir, 'sluice.mjs');
   const start = (args: readonly string[], options: SpawnOptions = {}): ChildProcess =>
     spawn(process.execPath, [path, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...options });
   return {
     path,
+    dir,
     spawn: start,
     run(args, options = {}) {
       const child = start(args, {
