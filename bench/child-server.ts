@@ -41,7 +41,7 @@ export function median(values: number[]): number {
 }
 
 /** Wall time of a measured child, and the CPU time and peak RSS it reported on file descriptor 3. */
-export interface MeasuredRun { ms: number; cpuMs: number; maxRssKiB: number }
+export interface MeasuredRun { ms: number; cpuMs: number; maxRssKiB: number; /** CPU ms by thread name, where the runner reports it. */ threads?: Record<string, number> }
 
 /**
  * Runs a runner module (`./cli-runner.ts`, `./sink-runner.ts`) in its own node process with `args`, and
@@ -60,5 +60,5 @@ export async function runMeasured(module: string, args: string[], nodeFlags: str
   });
   const ms = performance.now() - t0;
   if (code !== 0) throw new Error(`${module}: ${args.slice(0, 3).join(' ')} exited with ${code}`);
-  return { ms, ...(JSON.parse(report) as { cpuMs: number; maxRssKiB: number }) };
+  return { ms, ...(JSON.parse(report) as Omit<MeasuredRun, 'ms'>) };
 }

@@ -1,14 +1,40 @@
 // A contender of the cli-export bench, run in its own process: `sluice <bundle> <args...>` runs the sluice
 // executable, `hand <first-page-url> <out>` a hand-written export loop. Either way the process writes its
-// CPU time and peak RSS as JSON to file descriptor 3 when it exits.
-import { createWriteStream, writeSync } from 'node:fs';
+// CPU time, its split over the process's threads and peak RSS as JSON to file descriptor 3 when it exits.
+import { createWriteStream, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 
+/**
+ * CPU ms of the process's live threads by thread name: `main`, and the others by their `comm` (Node 20 leaves
+ * V8's worker threads, which run the parallel scavenges and concurrent marking, and libuv's pool, which runs the
+ * file writes, all named `node`; newer versions name them), from Linux's `/proc/self/task/<tid>/schedstat` (ns on
+ * the CPU); empty where there is no such file. Threads that ended earlier are not in it (the process total is).
+ */
+function threadCPU(): Record<string, number> {
+  const byName: Record<string, number> = {};
+  let tids: string[];
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch {
+    return byName;
+  }
+  for (const tid of tids) {
+    try {
+      const ns = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'latin1').split(' ')[0]);
+      const name = tid === String(process.pid) ? 'main' : readFileSync(`/proc/self/task/${tid}/comm`, 'latin1').trim();
+      byName[name] = (byName[name] ?? 0) + ns / 1e6;
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return byName;
+}
+
 process.on('exit', () => {
   const usage = process.resourceUsage();
-  writeSync(3, JSON.stringify({ cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssKiB: usage.maxRSS }));
+  writeSync(3, JSON.stringify({ cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssKiB: usage.maxRSS, threads: threadCPU() }));
 });
 
 const [mode, target = '', ...rest] = process.argv.slice(2);
