@@ -88,3 +88,15 @@ describe('OData test server: query options on the writable sets (v2)', () => {
     expect((await get(`${srv.v2}OrderLines?$filter=${q('Qty eq 4')}`)).json.d.results.map((l: Json) => l.Product)).toEqual(['P2']);
   });
 });
+
+describe('OData test server: change tracking of the writable sets', () => {
+  it('refuses a change-tracking read that narrows the set, rather than tracking the whole set silently', async () => {
+    const res = await fetch(`${srv.v4}Orders?$filter=${q('Amount gt 50')}`, { headers: { prefer: 'odata.track-changes' } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Json).error.target).toBe('$filter');
+    const whole = await fetch(`${srv.v4}Orders`, { headers: { prefer: 'odata.track-changes' } });
+    expect(whole.status).toBe(200);
+    const delta = ((await whole.json()) as Json)['@odata.deltaLink'] as string;
+    expect((await fetch(`${delta}&$top=1`)).status).toBe(400);
+  });
+});

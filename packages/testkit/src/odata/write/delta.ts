@@ -5,7 +5,7 @@
 // as `$deletedEntity` with an `id` (the JSON form Apache Olingo's v2 library writes for tombstones).
 // v4 delta reads also report the Lines links of orders: added by a deep insert (`$link`), removed with the
 // order (`$deletedLink`), after the entities (JSON Format 4.0 sections 15.6, 15.7; 4.01 `@context`).
-import { ODataServerError } from '../errors.js';
+import { badRequest, ODataServerError } from '../errors.js';
 import { prefers, reply, type Exchange } from './exchange.js';
 import { orderJson } from './order-json.js';
 import type { OrderStore } from './orders.js';
@@ -60,6 +60,10 @@ export async function deltaRead(x: Exchange, store: OrderStore, removalsByKey = 
   const token = params.get(form.tokenParam)?.replace(/^'(.*)'$/, '$1') ?? null;
   const resumed = FULL_READ_PAGE.exec(params.get('$skiptoken') ?? '');
   if (token === null && resumed === null && !prefers(x, 'odata.track-changes')) return false;
+  // Change tracking here is of the whole set: a query that narrows it is refused rather than answered as if it did not.
+  for (const option of ['$filter', '$orderby', '$top', '$skip', '$search']) {
+    if (params.has(option)) throw badRequest(`${option} is not supported on a change-tracking read of Orders by this test server`, option);
+  }
   if (token === null) {
     const began = resumed ? Number(resumed[1]) : store.seq;
     const after = resumed ? Number(resumed[2]) : -Infinity;
