@@ -90,14 +90,20 @@ describe('async poller: the result', () => {
     expect(monitor.requests.map((r) => r.url)).toEqual(['/svc/status', '/svc/result']);
   });
 
-  it('a monitor answering 200 with a body that is no JSON is an ODataFormatError (as a result fetched from ResultURL), not a success', async () => {
+  it('a monitor answering 200 with a body (or an embedded response) that is no JSON is an ODataFormatError, not a success', async () => {
     const monitor = await startServer((req, res) => {
       if (req.url === '/svc/html') res.writeHead(200, { 'content-type': 'text/html' }).end('<html>Logon</html>');
+      else if (req.url === '/svc/embedded') res.writeHead(200, { 'content-type': 'application/http' }).end('HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>Logon</html>');
+      else if (req.url === '/svc/embedded-broken') res.writeHead(200, { 'content-type': 'application/http' }).end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{"value": oops');
       else res.writeHead(200, { 'content-type': 'application/json' }).end('{"Status":"Succeeded", oops');
     });
     extra.push(monitor);
     const od = kit.track(createODataClient({ serviceURL: `${monitor.origin}/svc/`, version: '4.0', http: { retry: false } }));
-    for (const [path, message] of [['html', /expected a JSON response, got content-type text\/html/], ['broken', /answered invalid JSON/]] as const) {
+    const cases = [
+      ['html', /expected a JSON response, got content-type text\/html/], ['broken', /answered invalid JSON/],
+      ['embedded', /embedded response has content-type text\/html, not JSON/], ['embedded-broken', /embedded response is not valid JSON/],
+    ] as const;
+    for (const [path, message] of cases) {
       const error = await createAsyncPoller(od, `${monitor.origin}/svc/${path}`, fast).wait().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ODataFormatError);
       expect((error as Error).message).toMatch(message);

@@ -4,7 +4,7 @@ import { ODataError, ODataFormatError } from '../errors.js';
 import type { LinkKind } from '../links/policy.js';
 import { parseErrorBody, toODataError } from '../read/error-body.js';
 import { spanContext } from '../telemetry.js';
-import { readJsonAnswer, type BodyParser } from '../read/json-answer.js';
+import { parseJsonText, readJsonAnswer, type BodyParser } from '../read/json-answer.js';
 
 /** How a poller resolves server-given links and shapes a result: the OData client's link policy and protocol, or a core client's origin. @internal */
 export interface AsyncResultHost {
@@ -25,8 +25,6 @@ export interface EmbeddedResponse {
   body: string;
 }
 
-const JSON_TYPE = /(^|\/|\+)json\b/i;
-
 /** Whether the monitor answered with the final response embedded as `application/http`. @internal */
 export function isEmbedded(response: SluiceResponse): boolean {
   return /^\s*application\/http\b/i.test(response.headers.get('content-type') ?? '');
@@ -44,16 +42,11 @@ export async function readEmbedded(response: SluiceResponse): Promise<EmbeddedRe
 
 /** The embedded response's value (JSON, decoded), or undefined when it has no body. @internal */
 export function embeddedValue(embedded: EmbeddedResponse, monitor: SluiceResponse, host: AsyncResultHost): unknown {
-  if (embedded.body.trim() === '') return undefined;
-  const type = embedded.headers['content-type'];
-  if (type !== undefined && !JSON_TYPE.test(type)) {
-    throw new ODataFormatError(`The operation's embedded response has content-type ${type}, not JSON`, monitor.status);
-  }
-  try {
-    return host.decode(host.parse === undefined ? JSON.parse(embedded.body) : host.parse(embedded.body, type ?? null));
-  } catch (cause) {
-    throw new ODataFormatError("The operation's embedded response is not valid JSON", monitor.status, { cause });
-  }
+  const json = parseJsonText(embedded.body, embedded.headers['content-type'] ?? null, host.parse, (problem, cause) => new ODataFormatError(
+    problem.kind === 'content-type' ? `The operation's embedded response has content-type ${problem.type}, not JSON` : "The operation's embedded response is not valid JSON",
+    monitor.status, cause === undefined ? undefined : { cause },
+  ));
+  return json === undefined ? undefined : host.decode(json);
 }
 
 /** The OData error an embedded failure carries (its status, code and message), as if it had been answered directly. @internal */

@@ -46,21 +46,34 @@ export async function readJsonAnswer(response: SluiceResponse, how: AnswerReadin
     await response.cancel();
     return undefined;
   }
-  const type = response.headers.get('content-type');
   const text = await response.text();
+  return parseJsonText(text, response.headers.get('content-type'), how.parse, (problem, cause) => fault(response, how.error, problem, text, cause));
+}
+
+/** Why a JSON body was refused: its content type, or text `JSON.parse` (or the guard) refused (`cause`). @internal */
+export type JsonProblem = { kind: 'content-type'; type: string } | { kind: 'syntax'; cause: unknown };
+
+/**
+ * The JSON value of a body's text and content type (undefined when the text is empty), parsed by `parse`
+ * (default `JSON.parse`); a content type other than JSON or text that is no JSON is the error `fail` makes.
+ * Also for a body that came without a response of its own (the final response a monitor embedded). @internal
+ */
+export function parseJsonText(text: string, type: string | null, parse: BodyParser | undefined, fail: (problem: JsonProblem, cause?: unknown) => Error): unknown {
   if (text.trim() === '') return undefined;
-  if (type !== null && !JSON_TYPE.test(type)) throw fault(response, how.error, `expected a JSON response, got content-type ${type}`, text);
+  if (type !== null && !JSON_TYPE.test(type)) throw fail({ kind: 'content-type', type });
   try {
-    return how.parse === undefined ? JSON.parse(text) : how.parse(text, type);
+    return parse === undefined ? JSON.parse(text) : parse(text, type);
   } catch (cause) {
-    throw fault(response, how.error, how.error === 'DecodeError' ? `response is not valid JSON: ${(cause as Error).message}` : 'answered invalid JSON', text, cause);
+    throw fail({ kind: 'syntax', cause }, cause);
   }
 }
 
-function fault(response: SluiceResponse, kind: AnswerError, problem: string, text: string, cause?: unknown): Error {
+function fault(response: SluiceResponse, kind: AnswerError, problem: JsonProblem, text: string, cause?: unknown): Error {
   const options = cause === undefined ? undefined : { cause };
+  const what = problem.kind === 'content-type' ? `expected a JSON response, got content-type ${problem.type}`
+    : kind === 'DecodeError' ? `response is not valid JSON: ${(problem.cause as Error).message}` : 'answered invalid JSON';
   const error = kind === 'ODataFormatError'
-    ? new ODataFormatError(`${response.method} ${problem}`, response.status, options)
-    : new DecodeError(`${describeRequest(response.method, response.url)}: ${problem}`, response.status, text, options);
+    ? new ODataFormatError(`${response.method} ${what}`, response.status, options)
+    : new DecodeError(`${describeRequest(response.method, response.url)}: ${what}`, response.status, text, options);
   return response.secrets?.scrubError(error) ?? error;
 }
