@@ -99,6 +99,8 @@ export class Emitter {
       `  functions: ${this.map(bound.functions, '  ')};`,
       `  collectionActions: ${this.map(bound.collectionActions, '  ')};`,
       `  collectionFunctions: ${this.map(bound.collectionFunctions, '  ')};`,
+      // v2: select() takes paths through navigation (`to_Customer/CustomerName`), as v2's $select does.
+      ...(this.model.version === '2.0' ? ['  odataVersion: "2.0";'] : []),
     ];
     this.out.push(`/** How the typed client sees ${t.qname}. */\nexport interface ${this.names.specs.get(t.qname)!} {\n${lines.join('\n')}\n}\n`);
   }

@@ -49,7 +49,9 @@ export type {
   PropName, PropOfEdm, NumericEdm, DateEdm, TimeEdm, FilterValue, NavName, NavOneName, NavManyName, NavTarget, SpecOf, NavValue, Selected, OrderItem, KeyArg,
   CreateInput, UpdateInput, Operation, ParamsArg, ExtraFilterValue, KeyObject, SingleKey, NavPath, FilterPath, RefusedOf,
 } from './typed/names.js';
-export type { CheckPath, CheckManyPath, CheckOrderItem, EdmOf, ManyTarget, MaxPathHops, OneLess, PathStart, PathValue } from './typed/paths.js';
+export type {
+  CheckPath, CheckManyPath, CheckOrderItem, EdmOf, ManyTarget, MaxPathHops, OneLess, PathStart, PathValue, CheckSelectItem, SelectedThrough, NarrowedNav, PathSelected,
+} from './typed/paths.js';
 export { BatchFormatError } from './batch/errors.js';
 export { Batch, Changeset, BatchOperation, BatchRef, type BatchSendOptions, type BatchTarget } from './batch/batch.js';
 export type { BatchResult } from './batch/results.js';

@@ -43,6 +43,7 @@ export interface SalesOrderSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /**
@@ -69,6 +70,7 @@ export interface SalesOrderItemSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** Entity type ZSALES_SRV.Partner. */
@@ -88,6 +90,7 @@ export interface PartnerSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** Complex type ZSALES_SRV.Address. */

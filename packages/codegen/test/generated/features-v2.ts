@@ -42,6 +42,7 @@ export interface SalesOrderSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /**
@@ -68,6 +69,7 @@ export interface SalesOrderItemSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** Entity type ZSALES_SRV.Partner. */
@@ -87,6 +89,7 @@ export interface PartnerSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** Complex type ZSALES_SRV.Address. */

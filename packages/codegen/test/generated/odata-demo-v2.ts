@@ -31,6 +31,7 @@ export interface ProductSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** Entity type ODataDemo.Category. */
@@ -53,6 +54,7 @@ export interface CategorySpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** Entity type ODataDemo.Supplier. */
@@ -77,6 +79,7 @@ export interface SupplierSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** Complex type ODataDemo.Address. */

@@ -43,6 +43,7 @@ export interface A_EnterpriseProjBlkFuncTypeSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /**
@@ -259,6 +260,7 @@ export interface A_EnterpriseProjectElementTypeSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /**
@@ -316,6 +318,7 @@ export interface A_EnterpriseProjectJVATypeSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /**
@@ -375,6 +378,7 @@ export interface A_EnterpriseProjectRoleTypeSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /**
@@ -436,6 +440,7 @@ export interface A_EnterpriseProjectTeamMemberTypeSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /**
@@ -661,6 +666,7 @@ export interface A_EnterpriseProjectTypeSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /**
@@ -724,6 +730,7 @@ export interface A_EntProjectElementJVATypeSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /**
@@ -787,6 +794,7 @@ export interface A_EntProjectPublicSectorTypeSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /**
@@ -843,6 +851,7 @@ export interface A_EntProjElmntBlockFuncTypeSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /**
@@ -921,6 +930,7 @@ export interface A_EntProjElmntDlvbrlTypeSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /**
@@ -986,6 +996,7 @@ export interface A_EntProjElmntDlvbrlDistrTypeSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /**
@@ -1055,6 +1066,7 @@ export interface A_EntProjectElmntPublicSectorTypeSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /**
@@ -1143,6 +1155,7 @@ export interface A_EntProjElmntWorkItemTypeSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /**
@@ -1214,6 +1227,7 @@ export interface A_EntTeamMemberEntitlementTypeSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** The service: what `createODataClient<Service>()` is typed by. */

@@ -33,6 +33,7 @@ export interface ProductSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** Entity type Demo.Category. */
@@ -55,6 +56,7 @@ export interface CategorySpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** Entity type Demo.OrderItem. */
@@ -76,6 +78,7 @@ export interface OrderItemSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** Entity type Demo.Order. */
@@ -104,6 +107,7 @@ export interface OrderSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** Entity type Demo.OrderLine. */
@@ -126,6 +130,7 @@ export interface OrderLineSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** Complex type Demo.JobResult. */

@@ -58,6 +58,21 @@ export async function enterpriseProject(): Promise<void> {
   od.action('ChangeEntProjProcgStatus', { ProcessingStatus: '10' });
   // @ts-expect-error a function import called with GET is a function; this one is called with POST
   od.function('ChangeEntProjProcgStatus', { ProjectUUID: UUID });
+  // v2 $select through a navigation property: checked, and it narrows the expanded value.
+  const throughNav = await od.from('A_EnterpriseProjectElement').select('ProjectElement', 'to_EnterpriseProject/Project', 'to_EnterpriseProject/ProjectDescription')
+    .expand('to_EnterpriseProject').list();
+  is(throughNav)<Array<Pick<A_EnterpriseProjectElementType, 'ProjectElement'> & { to_EnterpriseProject: Pick<A_EnterpriseProjectType, 'Project' | 'ProjectDescription'> | null }>>(true);
+  const toMany = await od.from('A_EnterpriseProject').key(UUID).expand('to_EnterpriseProjectElement').select('to_EnterpriseProjectElement/ProjectElement').get();
+  is(toMany)<Pick<A_EnterpriseProjectType, never> & { to_EnterpriseProjectElement: Array<Pick<A_EnterpriseProjectElementType, 'ProjectElement'>> }>(true);
+  const plain = await od.from('A_EnterpriseProject').select('Project').expand('to_EnterpriseProjectElement').list();
+  is(plain)<Array<Pick<A_EnterpriseProjectType, 'Project'> & { to_EnterpriseProjectElement: A_EnterpriseProjectElementType[] }>>(true);
+  // @ts-expect-error unknown property of the navigation target in a select path
+  od.from('A_EnterpriseProjectElement').select('to_EnterpriseProject/ProjectName');
+  // @ts-expect-error a select path must start with a navigation property
+  od.from('A_EnterpriseProjectElement').select('ProjectElement/Project');
+  // @ts-expect-error one navigation step only (deeper through untyped)
+  od.from('A_EnterpriseProjectElement').select('to_EnterpriseProject/to_EntProjBlkFunc/ProjectUUID');
+
   // Writes the entity sets refuse (sap:creatable/updatable/deletable="false" on the EntitySet): the others compile.
   await od.from('A_EnterpriseProjectRole').create({ ProjectRoleType: 'YP_RL_0001', ProjectRoleName: 'Lead' });
   await od.from('A_EnterpriseProjectJVA').key(UUID).update({ JointVenture: 'JV1' });
@@ -133,6 +148,8 @@ export async function salesOrder(): Promise<void> {
   od.from('SalesOrder').expand('SAP__Messages');
   // @ts-expect-error create with a computed property (TotalNetAmount: SAP__core.Computed)
   void od.from('SalesOrder').create({ SalesOrderType: 'OR', TotalNetAmount: '0' });
+  // @ts-expect-error v4 has no $select through navigation (expand with a nested select instead)
+  od.from('SalesOrder').select('_Item/Product');
   // @ts-expect-error update of an immutable property (SalesOrderType: SAP__core.Immutable)
   void od.from('SalesOrder').key('1000001').update({ SalesOrderType: 'TA' });
   // Set-level restrictions (SAP__capabilities.*Restrictions in Annotations Target="SAP__self.Container/<set>"):

@@ -1,4 +1,4 @@
-import type { FilterValue, NavManyName, NavOneName, NavTarget, PropName, PropOfEdm } from './names.js';
+import type { FilterValue, NavManyName, NavName, NavOneName, NavTarget, PropName, PropOfEdm } from './names.js';
 import type { EntityTypeSpec } from './spec.js';
 
 // Property paths through to-one navigation (`Category/Supplier/Name`), checked by walking the path the caller
@@ -61,3 +61,28 @@ export type ManyTarget<E extends EntityTypeSpec, P extends string> = P extends N
 export type CheckOrderItem<E extends EntityTypeSpec, P extends string> = P extends `${infer Path} ${infer Direction}`
   ? Direction extends 'asc' | 'desc' ? `${CheckPath<E, Path>} ${Direction}` : `${Path} asc` | `${Path} desc`
   : CheckPath<E, P>;
+
+/**
+ * A `select()` item: `P` itself when it is a property of E, or, on OData v2 (`E['odataVersion']` is `'2.0'`), a
+ * property of the target of one navigation property (`'to_Customer/CustomerName'`, to-one or to-many; the row
+ * then holds it only where that navigation property is expanded); otherwise what was allowed where it went wrong.
+ */
+export type CheckSelectItem<E extends EntityTypeSpec, P extends string> = P extends PropName<E>
+  ? P
+  : E extends { odataVersion: '2.0' }
+    ? P extends `${infer N}/${infer Rest}`
+      ? N extends NavName<E> ? (Rest extends PropName<NavTarget<E, N>> ? P : `${N}/${PropName<NavTarget<E, N>>}`) : PropName<E> | `${NavName<E>}/${string}`
+      : PropName<E> | `${NavName<E>}/${string}`
+    : PropName<E>;
+
+/** The properties `Sel` selects through navigation property `K` (`'to_Customer/CustomerName'` gives `'CustomerName'` for `to_Customer`). */
+export type SelectedThrough<Sel extends string, K> = Sel extends `${K & string}/${infer Rest}` ? Rest : never;
+
+/** An expanded value (`T[]`, `T | null`) with only the properties `R` of its entities (itself when `R` is `never`). */
+export type NarrowedNav<V, R extends string> = [R] extends [never] ? V : V extends readonly (infer T)[] ? Pick<T, R & keyof T>[] : V extends null ? V : Pick<V, R & keyof V>;
+
+/**
+ * What `expand()` added (`X`), with each expanded navigation property narrowed to what `select()` paths
+ * (`Sel`: `'to_Customer/CustomerName'`, OData v2) chose through it; `X` itself when `Sel` holds no path.
+ */
+export type PathSelected<X, Sel extends string> = [Extract<Sel, `${string}/${string}`>] extends [never] ? X : { [K in keyof X]: NarrowedNav<X[K], SelectedThrough<Sel, K>> };

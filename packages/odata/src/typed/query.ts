@@ -13,7 +13,7 @@ import type {
   CreateInput, KeyArg, NavManyName, NavName, NavOneName, NavTarget, Operation, ParamsArg, PropName, Selected, UpdateInput,
 } from './names.js';
 import type { EntityTypeSpec, RefusedWrite, WriteKind } from './spec.js';
-import type { CheckOrderItem } from './paths.js';
+import type { CheckOrderItem, CheckSelectItem, PathSelected } from './paths.js';
 import type { CheckExpandPath, Expanded, ExpandedPath, ExpandMap, TypedExpandOptions } from './expand.js';
 
 /** An action of a typed client: parameters were given with the name; `execute()` sends it. */
@@ -28,8 +28,8 @@ export interface TypedFunctionCall<R> {
   execute(options?: FunctionOptions): Promise<R>;
 }
 
-/** The rows a typed query reads: the selected properties and the expanded navigation properties. */
-export type TypedRow<E extends EntityTypeSpec, Sel extends string, X> = Selected<E, Sel> & X;
+/** The rows a typed query reads: the selected properties and the expanded navigation properties (narrowed by v2 `select()` paths through them). */
+export type TypedRow<E extends EntityTypeSpec, Sel extends string, X> = Selected<E, Sel> & PathSelected<X, Sel>;
 
 /**
  * A collection query of a typed client (the same object as {@link Query} at run time): an entity set
@@ -49,6 +49,11 @@ export interface TypedQuery<E extends EntityTypeSpec, Sel extends string = never
   filter(condition: string | Expr | ((f: TypedFilterBuilder<E>) => Expr)): TypedQuery<E, Sel, X, W>;
   /** Adds properties to `$select`; the rows then have only the selected properties (and the expanded ones). */
   select<K extends PropName<E>>(...properties: K[]): TypedQuery<E, Sel | K, X, W>;
+  /**
+   * OData v2 (`E['odataVersion']` `'2.0'`): properties, and properties through one navigation property
+   * (`'to_Customer/CustomerName'`), which narrow that navigation property's value where it is expanded.
+   */
+  select<P extends string>(...items: (P & CheckSelectItem<E, P>)[]): TypedQuery<E, Sel | P, X, W>;
   /** Expands a navigation property (nested options in v4); the rows gain it, typed by its target as the options read it. */
   expand<N extends NavName<E>, K extends PropName<NavTarget<E, N>> = never, const XP extends ExpandMap<NavTarget<E, N>> = never>(
     navigation: N, nested?: TypedExpandOptions<NavTarget<E, N>, K, XP & ExpandMap<NavTarget<E, N>>>,
@@ -98,6 +103,8 @@ export interface TypedQuery<E extends EntityTypeSpec, Sel extends string = never
 export interface TypedEntity<E extends EntityTypeSpec, Sel extends string = never, X = unknown, W extends WriteKind = never> {
   /** Adds properties to `$select`. */
   select<K extends PropName<E>>(...properties: K[]): TypedEntity<E, Sel | K, X, W>;
+  /** OData v2: properties, and properties through one navigation property, as for {@link TypedQuery.select}. */
+  select<P extends string>(...items: (P & CheckSelectItem<E, P>)[]): TypedEntity<E, Sel | P, X, W>;
   /** Expands a navigation property (nested options in v4), typed as for {@link TypedQuery.expand}. */
   expand<N extends NavName<E>, K extends PropName<NavTarget<E, N>> = never, const XP extends ExpandMap<NavTarget<E, N>> = never>(
     navigation: N, nested?: TypedExpandOptions<NavTarget<E, N>, K, XP & ExpandMap<NavTarget<E, N>>>,

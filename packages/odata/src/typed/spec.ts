@@ -121,6 +121,12 @@ export interface EntityTypeSpec {
   collectionActions: object;
   /** Functions bound to the collection, by qualified name. */
   collectionFunctions: object;
+  /**
+   * `'2.0'` when the service speaks OData v2 (what `sluice generate` writes for a v2 document): `select()` then
+   * also takes properties through one navigation property (`'to_Customer/CustomerName'`), as v2's `$select`
+   * does. Absent (or `'4.0'`): property names only (v4 selects through navigation with nested `expand` options).
+   */
+  odataVersion?: '2.0' | '4.0' | undefined;
 }
 
 /**
