@@ -1,6 +1,5 @@
 import type { Plugin } from '@sluice/core';
-import { oauth2, type OAuth2Config } from '@sluice/oauth';
-import { authorizeInBrowser } from './browser-login.js';
+import type { OAuth2Config } from '@sluice/oauth';
 import { UsageError } from './errors.js';
 import { AUTH_ENV } from './command-options.js';
 import type { Terminal } from './terminal.js';
@@ -118,9 +117,13 @@ export async function authHttpOptions(plan: AuthPlan, terminal: Terminal, signal
     case 'basic':
       // RFC 7617 2: base64 of user-id ":" password, in UTF-8.
       return { headers: { authorization: `Basic ${Buffer.from(`${plan.user}:${plan.password}`, 'utf8').toString('base64')}` }, plugins: [] };
-    case 'client-credentials':
+    // @sluice/oauth (and the browser sign-in) load only for a command that uses OAuth.
+    case 'client-credentials': {
+      const { oauth2 } = await import('@sluice/oauth');
       return { headers: {}, plugins: [oauth2(plan.config)] };
+    }
     case 'authorization-code': {
+      const [{ oauth2 }, { authorizeInBrowser }] = await Promise.all([import('@sluice/oauth'), import('./browser-login.js')]);
       const login = await authorizeInBrowser(plan.config, { terminal, openBrowser: plan.browser, signal });
       const config = { ...plan.config, redirectURL: login.redirectURL };
       return { headers: {}, plugins: [oauth2(config, { authorizationCode: login.code, ...(login.codeVerifier ? { codeVerifier: login.codeVerifier } : {}) })] };

@@ -49,12 +49,12 @@ describe('sluice loads command implementations on demand', () => {
     }
   });
 
-  it('an NDJSON export loads the export and the client, but not Parquet, sync, codegen or the queue', async () => {
+  it('an NDJSON export without OAuth loads the export and the client, but not OAuth, Parquet, sync, codegen or the queue', async () => {
     const run = await traced(['export', srv.v4, 'Products', '--top', '3', '-q']);
     expect(run.code).toBe(0);
     expect(run.stdout.trim().split('\n')).toHaveLength(3);
     for (const input of ['packages/cli/src/export.ts', 'packages/odata/src/', 'node_modules/undici/']) expect(has(run.loaded, input), input).toBe(true);
-    for (const input of [...HEAVY, 'packages/cli/src/parquet-export.ts', 'packages/cli/src/delta-export.ts', 'packages/cli/src/sync.ts']) expect(has(run.loaded, input), input).toBe(false);
+    for (const input of [...HEAVY, 'packages/oauth/src/', 'node_modules/jose/', 'packages/cli/src/parquet-export.ts', 'packages/cli/src/delta-export.ts', 'packages/cli/src/sync.ts']) expect(has(run.loaded, input), input).toBe(false);
   });
 
   it('a Parquet export loads @sluice/sink; generate loads the codegen', async () => {
