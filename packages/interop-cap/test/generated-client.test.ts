@@ -8,7 +8,7 @@ import { check } from '@sluice/codegen';
 import { useCapServer } from './support/cap-server.js';
 import { createODataClient } from '@sluice/odata';
 import type { Parts, Service as V4 } from './generated/cap-v4.js';
-import type { Service as V2 } from './generated/cap-v2.js';
+import type { Service as V2, Suppliers } from './generated/cap-v2.js';
 
 const cap = useCapServer();
 
@@ -52,6 +52,17 @@ describe('CAP: a client typed by the generated types', () => {
     const od = createODataClient<V2>({ serviceURL: cap().v2, version: '2.0', loadMetadata: true, http: { retry: false, timeout: 30_000 } });
     const supplier = await od.from('Suppliers').key(2).select('ID', 'since').get();
     expect(supplier).toMatchObject({ ID: 2, since: '2020-02-29' });
+    // v2 $select through a navigation property: the expanded value holds what was selected through it, as typed.
+    const parts: Array<Pick<Parts, 'ID'> & { supplier: Pick<Suppliers, 'name'> | null }> = await od.from('Parts')
+      .select('ID', 'supplier/name').expand('supplier').orderBy('ID').top(2).list();
+    expect(parts.length).toBe(2);
+    for (const p of parts) {
+      // What was typed is there; what was not selected is not (CAP adds the ETag property, modifiedAt, besides).
+      expect(typeof p.ID).toBe('number');
+      expect(p).not.toHaveProperty('price');
+      expect(typeof p.supplier?.name).toBe('string');
+      expect(p.supplier).not.toHaveProperty('city');
+    }
     expect(await od.function('stockOf', { ID: 4 }).execute()).toBe('9007199254740993');
   });
 });

@@ -27,6 +27,7 @@ export interface SuppliersSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** Entity type InteropService.Parts. */
@@ -68,6 +69,7 @@ export interface PartsSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** Entity type InteropService.Notes. */
@@ -91,6 +93,7 @@ export interface NotesSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** Entity type InteropService.Bins. */
@@ -115,6 +118,7 @@ export interface BinsSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** Entity type InteropService.Readings. */
@@ -136,6 +140,7 @@ export interface ReadingsSpec {
   functions: EmptyMap;
   collectionActions: EmptyMap;
   collectionFunctions: EmptyMap;
+  odataVersion: "2.0";
 }
 
 /** The service: what `createODataClient<Service>()` is typed by. */
