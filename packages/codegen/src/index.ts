@@ -9,6 +9,7 @@ export { CodegenError } from './errors.js';
 export { generateRuntime } from './runtime.js';
 export { identifier } from './names.js';
 export { CODEGEN_VERSION } from './version.js';
+export type { WriteKind } from './annotations.js';
 export type {
   CgModel, CgType, CgStructured, CgEnum, CgTypeDefinition, CgProperty, CgNavigation, CgOperation, CgParameter, CgImport, CgEntitySet, SourcePlace, Doc,
 } from './model.js';
