@@ -1,21 +1,41 @@
 // A contender of the sink bench, run in its own process: `sluice <bundle> <args...>` runs the sluice
 // executable; `hand-sqlite <first-page-url> <file>` and `hand-pg <first-page-url> <postgres-url>` are the
-// loops a developer writes by hand (undici + JSON.parse + prepared inserts / COPY in one transaction). The process writes
-// its CPU time and peak RSS as JSON to file descriptor 3 when it exits.
+// loops a developer writes by hand (undici + JSON.parse + prepared inserts / COPY in one transaction); `sluice-heap`
+// runs sluice as `sluice` does and samples V8's heap every 20 ms. The process writes its CPU time and peak RSS (VmHWM,
+// see proc-rss.ts: not `maxRSS`, which a child inherits from its parent) as JSON to file descriptor 3 when it exits,
+// with `sluice-heap` the peaks of V8's heap spaces and of ArrayBuffer memory too (MiB).
 import { writeSync } from 'node:fs';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { pathToFileURL } from 'node:url';
 import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { request } from 'undici';
 import { openSqlite } from '../packages/sink/src/index.js';
+import { peakRssKiB } from './proc-rss.js';
+
+const [mode, target = '', ...rest] = process.argv.slice(2);
+
+/** Peaks of V8's heap spaces (space size: what V8 holds from the system) and of ArrayBuffer memory, in bytes. */
+const heap: Record<string, number> = {};
+function sampleHeap(): void {
+  const peak = (name: string, bytes: number): void => { heap[name] = Math.max(heap[name] ?? 0, bytes); };
+  for (const s of getHeapSpaceStatistics()) peak(s.space_name, s.space_size);
+  const m = process.memoryUsage();
+  peak('heap_total', m.heapTotal);
+  peak('array_buffers', m.arrayBuffers);
+}
+if (mode === 'sluice-heap') setInterval(sampleHeap, 20).unref();
 
 process.on('exit', () => {
   const usage = process.resourceUsage();
-  writeSync(3, JSON.stringify({ cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssKiB: usage.maxRSS }));
+  const report: Record<string, unknown> = { cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssKiB: peakRssKiB() };
+  if (mode === 'sluice-heap') {
+    sampleHeap();
+    report['heapMiB'] = Object.fromEntries(Object.entries(heap).map(([k, v]) => [k, Math.round((v / 2 ** 20) * 10) / 10]));
+  }
+  writeSync(3, JSON.stringify(report));
 });
-
-const [mode, target = '', ...rest] = process.argv.slice(2);
 
 interface Product { ID: number; Name: string; Description: string | null; Price: string; Stock: string; Rating: number; Active: boolean; ReleaseDate: string; Guid: string; CategoryID: number }
 
@@ -71,7 +91,7 @@ async function handPg(first: string, url: string): Promise<void> {
 
 if (mode === 'hand-sqlite') await handSqlite(target, rest[0]!);
 else if (mode === 'hand-pg') await handPg(target, rest[0]!);
-else if (mode === 'sluice') {
+else if (mode === 'sluice' || mode === 'sluice-heap') {
   process.argv = [process.argv[0]!, target, ...rest];
   await import(pathToFileURL(target).href);
 } else throw new Error(`sink-runner: unknown mode ${String(mode)}`);

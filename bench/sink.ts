@@ -1,19 +1,21 @@
 // @sluice/sink: `sluice export` of the Products set to Parquet vs NDJSON vs CSV (records/s, CPU per
 // record, file size, peak RSS), and `sluice sync --mode snapshot` into SQLite and PostgreSQL vs a hand loop
 // (undici + JSON.parse + inserts in one transaction). Each contender is its own process; the OData test
-// server a third, PostgreSQL (testkit) a fourth. BENCH_SINK_RECORDS sets the size (default 1,000,000).
+// server a third, PostgreSQL (testkit) a fourth. BENCH_SINK_RECORDS sets the size (default 1,000,000). The `rss` part
+// (bench/sink-rss.ts, not run by default) measures peak RSS and V8's heap spaces against the number of records.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unsupportedCodec } from '../packages/sink/src/index.js';
 import { sluiceCLI, startPostgresServer } from '../packages/testkit/src/index.js';
 import { runMeasured, type MeasuredRun } from './child-server.js';
+import { rssPart } from './sink-rss.js';
 import { startServerProcess } from './odata-stream.js';
 
 export const name = 'sink';
 
 const RECORDS = Number(process.env.BENCH_SINK_RECORDS ?? 1_000_000);
-/** `export`, `sync` or both (default), comma-separated: BENCH_SINK_PARTS=sync runs the sync loaders only. */
+/** `export`, `sync` (default: both), `rss`, comma-separated: BENCH_SINK_PARTS=sync runs the sync loaders only. */
 const PARTS = new Set((process.env.BENCH_SINK_PARTS ?? 'export,sync').split(','));
 
 type Outcome = MeasuredRun;
@@ -27,14 +29,15 @@ const row = (label: string, o: Outcome, extra: string[] = []): string =>
 
 export async function run(): Promise<string> {
   const [server, cli, dir, postgres] = await Promise.all([
-    startServerProcess(RECORDS, 1000), sluiceCLI(), mkdtemp(join(tmpdir(), 'sluice-bench-sink-')), startPostgresServer(),
+    startServerProcess(PARTS.has('export') || PARTS.has('sync') ? RECORDS : 1, 1000), sluiceCLI(), mkdtemp(join(tmpdir(), 'sluice-bench-sink-')), startPostgresServer(),
   ]);
   const sluice = (...args: string[]): string[] => ['sluice', cli.path, ...args, '--quiet'];
   const lines = ['## Parquet export and database sync (`sink`)', ''];
   try {
-    await contender(sluice('export', server.v4, 'Products', '--out', join(dir, 'warm.ndjson'))); // warm-up: the server's page cache
+    if (PARTS.has('export') || PARTS.has('sync')) await contender(sluice('export', server.v4, 'Products', '--out', join(dir, 'warm.ndjson'))); // warm-up: the server's page cache
     if (PARTS.has('export')) await exports(lines, server.v4, dir, sluice);
     if (PARTS.has('sync')) await syncs(lines, server.v4, dir, sluice, postgres.url);
+    if (PARTS.has('rss')) await rssPart(lines, cli.path, dir, postgres.url);
   } finally {
     server.child.kill();
     await postgres.close();
