@@ -1,7 +1,8 @@
 // v4 Edm.Double and Edm.Single as the table of EDM types says (a number): the OData JSON format sends the special
 // values as the strings "INF", "-INF" and "NaN", and a service may send a number as a string (IEEE754Compatible).
 // With the service's model (loaded or given) they read as numbers, in complex values, collections and expanded
-// entities too; without it nothing tells them from strings. Against node:http servers answering as a v4 service.
+// entities too, and so do function results (v2 too); without it nothing tells them from strings. Against node:http
+// servers answering as a v4 (and a v2) service.
 import { describe, expect, it } from 'vitest';
 import { createODataClient, parseEdmx, RecordDecodeError, toServiceModel } from '../src/index.js';
 import { collect, json, serve } from './helpers.js';
@@ -23,9 +24,22 @@ const EDMX = `<?xml version="1.0" encoding="utf-8"?>
     <EntityType Name="Label"><Key><PropertyRef Name="ID"/></Key>
       <Property Name="ID" Type="Edm.Int32" Nullable="false"/><Property Name="Text" Type="Edm.String"/>
     </EntityType>
-    <EntityContainer Name="C"><EntitySet Name="Readings" EntityType="S.Reading"/><EntitySet Name="Labels" EntityType="S.Label"/></EntityContainer>
+    <Function Name="Peak"><ReturnType Type="Edm.Double"/></Function>
+    <Function Name="Series"><ReturnType Type="Collection(Edm.Single)"/></Function>
+    <EntityContainer Name="C"><EntitySet Name="Readings" EntityType="S.Reading"/><EntitySet Name="Labels" EntityType="S.Label"/>
+      <FunctionImport Name="Peak" Function="S.Peak"/><FunctionImport Name="Series" Function="S.Series"/></EntityContainer>
   </Schema>
 </edmx:DataServices></edmx:Edmx>`;
+
+const EDMX_V2_FUNCTIONS = `<?xml version="1.0" encoding="utf-8"?>
+<edmx:Edmx Version="1.0" xmlns:edmx="http://schemas.microsoft.com/ado/2007/06/edmx" xmlns:m="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata">
+  <edmx:DataServices m:DataServiceVersion="2.0"><Schema Namespace="S" xmlns="http://schemas.microsoft.com/ado/2008/09/edm">
+    <EntityContainer Name="C" m:IsDefaultEntityContainer="true">
+      <FunctionImport Name="Peak" ReturnType="Edm.Double" m:HttpMethod="GET"/>
+      <FunctionImport Name="Series" ReturnType="Collection(Edm.Double)" m:HttpMethod="GET"/>
+    </EntityContainer>
+  </Schema></edmx:DataServices>
+</edmx:Edmx>`;
 
 const ROWS = [
   { ID: 1, Value: 'INF', Ratio: '-INF', Code: 'NaN', Bounds: { Low: '-INF', High: 'NaN' }, Samples: ['INF', 1.5, '-INF', 'NaN'], Taken: '2024-01-02T03:04:05Z', Sensor: { ID: 7, Gain: 'NaN' } },
@@ -48,6 +62,8 @@ async function service(rows: unknown[] = ROWS) {
     '/svc/Readings': (res) => json(res, { value: rows }, v4),
     '/svc/Readings(1)': (res) => json(res, { '@odata.context': '$metadata#Readings/$entity', ...(rows[0] as object) }, v4),
     '/svc/Labels': (res) => json(res, { value: LABELS }, v4),
+    '/svc/Peak()': (res) => json(res, { '@odata.context': '$metadata#Edm.Double', value: 'INF' }, v4),
+    '/svc/Series()': (res) => json(res, { '@odata.context': '$metadata#Collection(Edm.Single)', value: ['NaN', 1.5, '-INF', '2.5E+1'] }, v4),
   });
   return { server, seen };
 }
@@ -89,6 +105,24 @@ describe('v4 Edm.Double and Edm.Single: "INF", "-INF", "NaN" and numbers sent as
     expect(items[0]!.error!.message).toContain('Edm.Double property Value: "Infinity" is not a number');
     expect(items[1]!.value).toEqual(DECODED[1]);
     await od.close();
+  });
+
+  it('function results of return type Edm.Double or a collection of Edm.Single, v4 and v2', async () => {
+    const { server } = await service();
+    const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', loadMetadata: true });
+    expect(await od.function('Peak').execute()).toBe(Infinity);
+    expect(await od.function('Series').execute()).toEqual([NaN, 1.5, -Infinity, 25]);
+    await od.close();
+    const v2 = { dataserviceversion: '2.0' };
+    const v2Server = await serve({
+      '/svc/$metadata': (res) => { res.writeHead(200, { 'content-type': 'application/xml', ...v2 }); res.end(EDMX_V2_FUNCTIONS); },
+      '/svc/Peak': (res) => json(res, { d: { Peak: '-INF' } }, v2),
+      '/svc/Series': (res) => json(res, { d: { results: ['1.5E+2', 'NaN'] } }, v2),
+    });
+    const od2 = createODataClient({ serviceURL: `${v2Server.origin}/svc/`, version: '2.0', loadMetadata: true });
+    expect(await od2.function('Peak').execute()).toBe(-Infinity);
+    expect(await od2.function('Series').execute()).toEqual([150, NaN]);
+    await od2.close();
   });
 
   it('without $metadata nothing says a string is a Double: values arrive as the service sent them', async () => {

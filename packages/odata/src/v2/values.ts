@@ -99,6 +99,20 @@ export function decodeV2Float(value: string, type: string, property: string): nu
 }
 
 /**
+ * An operation's result of return type `Edm.Double` or `Edm.Single` (or a collection of them) as numbers, as
+ * the table of EDM types says (`"INF"`, `"NaN"`, `"1.5E+2"` sent as strings, v2 and v4 alike); any other
+ * result as it is.
+ */
+export function floatResult(value: unknown, operation: string, returnType: string | undefined): unknown {
+  if (returnType === undefined) return value;
+  const many = returnType.startsWith('Collection(');
+  const type = many ? returnType.slice(11, -1) : returnType;
+  if (type !== 'Edm.Double' && type !== 'Edm.Single') return value;
+  const one = (v: unknown): unknown => (typeof v === 'string' ? decodeV2Float(v, type, `(result of ${operation})`) : v);
+  return many ? (Array.isArray(value) ? value.map(one) : value) : one(value);
+}
+
+/**
  * v2 `Edm.Binary` (standard base64, RFC 4648 section 4) as v4 writes it: base64url (section 5), `+` and `/`
  * as `-` and `_`, padding kept as the service wrote it (SAP CAP's v4 service pads too).
  */

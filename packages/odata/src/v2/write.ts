@@ -1,7 +1,7 @@
 import { commonJson, type WriteProtocol } from '../protocol/write.js';
 import type { Literal } from '../query/literal.js';
 import type { DecodeContext } from '../protocol/types.js';
-import { decodeV2Record } from './values.js';
+import { decodeV2Record, floatResult } from './values.js';
 
 /** MS-ODATA verbose JSON: `/Date(ms)/` for DateTime, `/Date(ms+0000)/` for DateTimeOffset. */
 function dateJson(text: string, offset: boolean): string {
@@ -70,18 +70,23 @@ export const v2Write: WriteProtocol = {
   },
   boundOperations: false,
   operationResult(body, name, returnType) {
-    const d = object(body)?.['d'];
-    const o = object(d);
-    if (o === undefined) return d;
-    // A function import returning a primitive or complex value answers {"d":{"<Name>":…}}.
-    const keys = Object.keys(o);
-    if (keys.length === 1 && keys[0] === name) {
-      const value = o[name];
-      const record = object(value);
-      if (record === undefined) return value;
-      return primitiveWrapper(record, returnType) ? record['value'] : decodeV2Record(record, RESULT);
-    }
-    if (Array.isArray(o['results'])) return (o['results'] as unknown[]).map((r) => decodeV2Record(r, RESULT));
-    return decodeV2Record(o, RESULT);
+    return floatResult(v2Result(body, name, returnType), name, returnType);
   },
 };
+
+/** A v2 operation's answer unwrapped (`d`, a primitive's wrapper, `results`) and decoded. */
+function v2Result(body: unknown, name: string, returnType: string | undefined): unknown {
+  const d = object(body)?.['d'];
+  const o = object(d);
+  if (o === undefined) return d;
+  // A function import returning a primitive or complex value answers {"d":{"<Name>":…}}.
+  const keys = Object.keys(o);
+  if (keys.length === 1 && keys[0] === name) {
+    const value = o[name];
+    const record = object(value);
+    if (record === undefined) return value;
+    return primitiveWrapper(record, returnType) ? record['value'] : decodeV2Record(record, RESULT);
+  }
+  if (Array.isArray(o['results'])) return (o['results'] as unknown[]).map((r) => decodeV2Record(r, RESULT));
+  return decodeV2Record(o, RESULT);
+}

@@ -2,6 +2,7 @@ import { encodePathSegment } from '@sluice/core';
 import { commonJson, type WriteProtocol } from '../protocol/write.js';
 import type { Literal } from '../query/literal.js';
 import { withoutControl } from '../read/control.js';
+import { floatResult } from '../v2/values.js';
 
 const SPECIAL = new Set(['NaN', 'INF', '-INF']);
 
@@ -53,12 +54,12 @@ export const v4Write: WriteProtocol = {
     return { path: name, query: [], body: Object.fromEntries(params.map((p) => [p.name, p.json()])) };
   },
   boundOperations: true,
-  operationResult(body) {
+  operationResult(body, name, returnType) {
     const o = object(body);
-    if (o === undefined) return body;
+    if (o === undefined) return floatResult(body, name, returnType);
     const keys = Object.keys(o).filter((k) => !k.startsWith('@'));
-    // A primitive or collection result comes as {"@odata.context":…,"value":…}.
-    if (keys.length === 1 && keys[0] === 'value') return o['value'];
+    // A primitive or collection result comes as {"@odata.context":…,"value":…}; a Double's "INF" as a number.
+    if (keys.length === 1 && keys[0] === 'value') return floatResult(o['value'], name, returnType);
     return withoutControl(o);
   },
 };
