@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { ItemScanner } from '../src/read/scanner.js';
 
@@ -131,6 +133,31 @@ describe('ItemScanner', () => {
     expect(batch.buf.toString('utf8', batch.starts[0], batch.ends[0])).toBe(record.toString());
     expect(batch.buf.length).toBe(record.length);
     expect(batch.parsed.flatMap((g) => g.values)).toEqual(rows.slice(100, 500));
+  });
+
+  it('keeps no hold of the records it parsed once it handed them out (the page they came from is still being read)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const rows = Array.from({ length: 600 }, (_, i) => ({ ID: i, Name: `row ${i}` }));
+    const doc = Buffer.from(JSON.stringify({ value: rows, '@odata.nextLink': 'next' }));
+    const scanner = new ItemScanner([['value']]);
+    // The records of the first chunk, parsed by the scanner, seen only through weak references here.
+    let first = 0;
+    const handedOut = ((): WeakRef<object>[] => {
+      const batch = scanner.push(doc.subarray(0, doc.indexOf('"row 500"')));
+      const values = batch.parsed.flatMap((g) => g.values) as object[];
+      expect(values.length).toBeGreaterThan(400);
+      first = values.length + batch.starts.length;
+      return [new WeakRef(batch.parsed), new WeakRef(values[0]!), new WeakRef(values.at(-1)!)];
+    })();
+    // A weak reference holds its target until the current job ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(handedOut.map((ref) => ref.deref())).toEqual([undefined, undefined, undefined]);
+    // The scanner goes on reading the page.
+    const rest = scanner.push(doc.subarray(doc.indexOf('"row 500"') - 1));
+    expect(first + rest.parsed.flatMap((g) => g.values).length + rest.starts.length).toBe(600);
+    expect(scanner.end()['@odata.nextLink']).toBe('next');
   });
 
   it('throws at the end when the body was cut short', () => {
