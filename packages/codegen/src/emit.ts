@@ -12,6 +12,9 @@ export function docComment(doc: Doc, indent = '', extra: readonly string[] = [])
   return `${indent}/**\n${lines.map((l) => `${indent} *${l === '' ? '' : ` ${l}`}`).join('\n')}\n${indent} */\n`;
 }
 
+/** `T[]` (a union in brackets). */
+const arrayOf = (t: string): string => (/[|&]/.test(t) ? `(${t})[]` : `${t}[]`);
+
 /** Emits the declarations of a selected model: one props interface and one spec per entity type, and the Service. */
 export class Emitter {
   private readonly names: DeclarationNames;
@@ -42,7 +45,7 @@ export class Emitter {
       const decl = this.model.types.get(el);
       t = decl?.kind === 'typedef' ? this.ts(decl.underlying) : this.names.types.get(el) ?? 'unknown';
     }
-    return many ? `Array<${t}>` : t;
+    return many ? arrayOf(t) : t;
   }
 
   /** A property's type as read: `| null` where nullable (on the elements, for a collection). */
@@ -50,7 +53,7 @@ export class Emitter {
     const { type: el, many } = elementOf(p.type);
     const inner = this.ts(el, p.displayFormat);
     const value = p.nullable ? `${inner} | null` : inner;
-    return many ? `Array<${value}>` : value;
+    return many ? arrayOf(value) : value;
   }
 
   /** The EDM type the typed filter builder reads: primitive, enum/complex by qualified name, type definitions as their underlying type. */
@@ -81,28 +84,64 @@ export class Emitter {
     if (t.kind === 'entity') this.spec(t, name);
   }
 
-  private spec(t: CgStructured, name: string): void {
+  /** What a spec writes for `t`: members by name, in order (the spec of its base type may give some). */
+  private specMembers(t: CgStructured, name: string): Map<string, string> {
     const props = this.visible(allProperties(this.model, t));
     const byName = new Map(props.map((p) => [p.name, p]));
     const key = keyOf(this.model, t);
     const union = (names: string[]): string => (names.length === 0 ? 'never' : [...new Set(names)].map((n) => JSON.stringify(n)).join(' | '));
     const nav = allNavigation(this.model, t).filter((n) => this.sel.types.has(n.type));
     const bound = this.boundOperations(t);
-    const lines = [
-      `  props: ${name};`,
-      `  key: ${key.length === 0 ? 'EmptyMap' : `{ ${key.map((k) => `${memberName(k)}: ${this.ts(byName.get(k)?.type ?? 'Edm.String', byName.get(k)?.displayFormat)}`).join('; ')} }`};`,
-      `  edm: ${props.length === 0 ? 'EmptyMap' : `{ ${props.map((p) => `${memberName(p.name)}: ${JSON.stringify(this.edm(p.type))}`).join('; ')} }`};`,
-      `  nav: ${this.map(nav.map((n) => [n.name, `{ target: ${this.names.specs.get(n.type)!}; many: ${n.many} }`, n.doc]), '  ')};`,
-      `  computed: ${union(props.filter((p) => p.computed).map((p) => p.name))};`,
-      `  immutable: ${union([...key, ...props.filter((p) => p.immutable).map((p) => p.name)])};`,
-      `  actions: ${this.map(bound.actions, '  ')};`,
-      `  functions: ${this.map(bound.functions, '  ')};`,
-      `  collectionActions: ${this.map(bound.collectionActions, '  ')};`,
-      `  collectionFunctions: ${this.map(bound.collectionFunctions, '  ')};`,
+    const m = new Map<string, string>([
+      ['props', name],
+      ['key', key.length === 0 ? 'EmptyMap' : `{ ${key.map((k) => `${memberName(k)}: ${this.ts(byName.get(k)?.type ?? 'Edm.String', byName.get(k)?.displayFormat)}`).join('; ')} }`],
+      ['edm', this.edmMap(props)],
+      ['nav', this.map(nav.map((n) => [n.name, `{ target: ${this.names.specs.get(n.type)!}; many: ${n.many} }`, n.doc]), '  ')],
+      ['computed', union(props.filter((p) => p.computed).map((p) => p.name))],
+      ['immutable', union([...key, ...props.filter((p) => p.immutable).map((p) => p.name)])],
+      ['actions', this.map(bound.actions, '  ')],
+      ['functions', this.map(bound.functions, '  ')],
+      ['collectionActions', this.map(bound.collectionActions, '  ')],
+      ['collectionFunctions', this.map(bound.collectionFunctions, '  ')],
+    ]);
+    return m;
+  }
+
+  private edmMap(props: readonly CgProperty[]): string {
+    return props.length === 0 ? 'EmptyMap' : `{ ${props.map((p) => `${memberName(p.name)}: ${JSON.stringify(this.edm(p.type))}`).join('; ')} }`;
+  }
+
+  /**
+   * The spec of an entity type. Members that are empty maps come from `SpecBase`; a derived type's spec extends
+   * its base type's (when its key, computed and immutable names and bound operations leave the base's as they are)
+   * and writes only what it adds: its props, its own properties' EDM types and navigation (intersected with the
+   * base's), and the bound operations maps that differ.
+   */
+  private spec(t: CgStructured, name: string): void {
+    const members = this.specMembers(t, name);
+    const baseT = t.baseType === undefined ? undefined : this.model.types.get(t.baseType);
+    const baseSpec = baseT?.kind === 'entity' ? this.names.specs.get(baseT.qname) : undefined;
+    const inherited = baseT?.kind === 'entity' && baseSpec !== undefined ? this.specMembers(baseT, this.names.types.get(baseT.qname)!) : undefined;
+    const opGroups = ['actions', 'functions', 'collectionActions', 'collectionFunctions'];
+    // A map that keeps every entry of the base's map, unchanged, may override it (an interface member may narrow).
+    const extendsMap = (mine: string, base: string): boolean => base === 'EmptyMap' || base.slice(0, -1).split('\n').every((l) => mine.includes(l));
+    const canExtend = inherited !== undefined
+      && ['key', 'computed', 'immutable'].every((k) => members.get(k) === inherited.get(k))
+      && opGroups.every((k) => extendsMap(members.get(k)!, inherited.get(k)!));
+    const lines: string[] = [];
+    if (canExtend) {
+      lines.push(`  props: ${name};`);
+      const own = this.visible(t.properties);
+      if (own.length > 0) lines.push(`  edm: ${baseSpec}["edm"] & ${this.edmMap(own)};`);
+      const ownNav = t.navigation.filter((n) => this.sel.types.has(n.type));
+      if (ownNav.length > 0) lines.push(`  nav: ${inherited.get('nav') === 'EmptyMap' ? '' : `${baseSpec}["nav"] & `}${this.map(ownNav.map((n) => [n.name, `{ target: ${this.names.specs.get(n.type)!}; many: ${n.many} }`, n.doc]), '  ')};`);
+      for (const k of opGroups) if (members.get(k) !== inherited.get(k)) lines.push(`  ${k}: ${members.get(k)!};`);
+    } else {
+      for (const [k, v] of members) if (!(opGroups.includes(k) || k === 'nav') || v !== 'EmptyMap') lines.push(`  ${k}: ${v};`);
       // v2: select() takes paths through navigation (`to_Customer/CustomerName`), as v2's $select does.
-      ...(this.model.version === '2.0' ? ['  odataVersion: "2.0";'] : []),
-    ];
-    this.out.push(`/** How the typed client sees ${t.qname}. */\nexport interface ${this.names.specs.get(t.qname)!} {\n${lines.join('\n')}\n}\n`);
+      if (this.model.version === '2.0') lines.push('  odataVersion: "2.0";');
+    }
+    this.out.push(`/** How the typed client sees ${t.qname}. */\nexport interface ${this.names.specs.get(t.qname)!} extends ${canExtend ? baseSpec! : 'SpecBase'} {\n${lines.join('\n')}\n}\n`);
   }
 
   private boundOperations(t: CgStructured): Record<'actions' | 'functions' | 'collectionActions' | 'collectionFunctions', Array<[string, string, Doc]>> {
@@ -154,6 +193,10 @@ export class Emitter {
     }
     this.out.push(this.service());
     // Declared only when used: an unused local type fails projects with noUnusedLocals.
+    if (this.out.some((d) => d.includes(' SpecBase {'))) {
+      this.out.unshift('/** What a spec has unless it says otherwise: no navigation, no bound operations. */\n'
+        + 'interface SpecBase { nav: EmptyMap; actions: EmptyMap; functions: EmptyMap; collectionActions: EmptyMap; collectionFunctions: EmptyMap }\n');
+    }
     if (this.out.some((d) => d.includes('EmptyMap'))) this.out.unshift('/** An empty map of the spec (no navigation, no operations, no parameters). */\ntype EmptyMap = Record<never, never>;\n');
     return this.out.join('\n');
   }

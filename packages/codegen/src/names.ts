@@ -10,7 +10,7 @@ const RESERVED = new Set([
   'asserts', 'global', 'satisfies', 'accessor', 'out', 'abstract', 'constructor', 'get', 'set',
   'Array', 'Date', 'Record', 'Partial', 'Omit', 'Pick', 'Object', 'String', 'Number', 'Boolean', 'Function', 'Promise',
   // Declared by every generated file.
-  'Service', 'EmptyMap',
+  'Service', 'EmptyMap', 'SpecBase',
 ]);
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
@@ -34,7 +34,7 @@ export function memberName(name: string): string {
  * {@link identifier}), then the namespace goes in front (`Other_Product`), then `_2`, `_3`, ... after it.
  */
 export class DeclarationNames {
-  private readonly taken = new Set(['Service', 'EmptyMap']);
+  private readonly taken = new Set(['Service', 'EmptyMap', 'SpecBase']);
   readonly types = new Map<string, string>();
   readonly specs = new Map<string, string>();
 

@@ -176,13 +176,18 @@ describe('what real documents also hold', () => {
 });
 
 describe('output that compiles in strict projects', () => {
-  it('declares EmptyMap only where it is used (noUnusedLocals)', () => {
+  it('declares EmptyMap and SpecBase only where they are used (noUnusedLocals)', () => {
     const ops = (binding: string): string => `<Action Name="Go" IsBound="true"><Parameter Name="a" Type="${binding}"/><Parameter Name="n" Type="Edm.Int32"/></Action>`
       + `<Function Name="F" IsBound="true"><Parameter Name="a" Type="${binding}"/><Parameter Name="n" Type="Edm.Int32"/><ReturnType Type="Edm.Int32"/></Function>`;
     const entity = '<EntityType Name="A"><Key><PropertyRef Name="ID"/></Key><Property Name="ID" Type="Edm.Int32" Nullable="false"/><NavigationProperty Name="Self" Type="NS.A"/></EntityType>';
     const container = '<EntitySet Name="As" EntityType="NS.A"/><Singleton Name="Me" Type="NS.A"/><ActionImport Name="U" Action="NS.U"/><FunctionImport Name="V" Function="NS.V"/>';
     const unbound = '<Action Name="U"><Parameter Name="n" Type="Edm.Int32"/></Action><Function Name="V"><Parameter Name="n" Type="Edm.Int32"/><ReturnType Type="Edm.Int32"/></Function>';
-    expect(generate(V4(entity + ops('NS.A') + ops('Collection(NS.A)') + unbound, container))).not.toContain('EmptyMap');
-    expect(generate(V4(entity + ops('NS.A') + unbound, container))).toContain('  collectionActions: EmptyMap;');
+    // Specs extend SpecBase; a document without entity types does not declare it.
+    expect(generate(V4('<ComplexType Name="C"><Property Name="n" Type="Edm.Int32"/></ComplexType>' + unbound, '<ActionImport Name="U" Action="NS.U"/><FunctionImport Name="V" Function="NS.V"/>'))).not.toContain('SpecBase');
+    const full = generate(V4(entity + ops('NS.A') + ops('Collection(NS.A)') + unbound, container));
+    expect(full).toContain('interface SpecBase { nav: EmptyMap;');
+    // A spec writes only the maps that are not empty.
+    expect(/export interface ASpec extends SpecBase \{[\s\S]*?\n\}/.exec(full)![0]).toContain('  collectionActions: {');
+    expect(/export interface ASpec extends SpecBase \{[\s\S]*?\n\}/.exec(generate(V4(entity + ops('NS.A') + unbound, container)))![0]).not.toContain('collectionActions');
   });
 });

@@ -36,7 +36,7 @@ describe('S/4HANA Cloud API_ENTERPRISE_PROJECT_SRV (v2, sap: annotations)', () =
   });
 
   it('sap:creatable="false" is computed, sap:updatable="false" immutable, sap:label and sap:quickinfo the TSDoc', () => {
-    const spec = /export interface A_EnterpriseProjectTypeSpec \{[\s\S]*?\n\}/.exec(text)![0];
+    const spec = /export interface A_EnterpriseProjectTypeSpec extends SpecBase \{[\s\S]*?\n\}/.exec(text)![0];
     const union = (name: string): string[] => new RegExp(`  ${name}: ([^;]*);`).exec(spec)![1]!.split(' | ').map((s) => s.replace(/"/g, ''));
     expect(union('computed')).toEqual(expect.arrayContaining(['ProjectUUID', 'CompanyCode', 'ProcessingStatus']));
     expect(union('computed')).not.toContain('Project');
@@ -63,7 +63,7 @@ describe('S/4HANA Cloud CE_SALESORDER_0001 (OData 4.01)', () => {
   });
 
   it('Core.Computed and Core.Immutable through the SAP__core alias; Edm.Date and Edm.TimeOfDay strings', () => {
-    const spec = /export interface SalesOrder_TypeSpec \{[\s\S]*?\n\}/.exec(text)![0];
+    const spec = /export interface SalesOrder_TypeSpec extends SpecBase \{[\s\S]*?\n\}/.exec(text)![0];
     expect(spec).toMatch(/ {2}computed: [^;]*"TotalNetAmount"/);
     expect(spec).toContain('  immutable: "SalesOrder" | "SalesOrderType";');
     expect(text).toContain('  SalesOrderDate: string | null;');
@@ -77,7 +77,7 @@ describe('S/4HANA Cloud API_ENTPROJECTPROFILECODE (v4)', () => {
   it('is read although it says encoding="utf-16" and has an edmx:Reference after edmx:DataServices', () => {
     expect(doc.startsWith('<?xml version="1.0" encoding="utf-16"?>')).toBe(true);
     expect(doc.indexOf('<edmx:Reference', doc.indexOf('</edmx:DataServices>'))).toBeGreaterThan(0);
-    expect(generate(doc)).toContain('export interface ProjectProfileCodeTextTypeSpec {');
+    expect(generate(doc)).toContain('export interface ProjectProfileCodeTextTypeSpec extends SpecBase {');
   });
 
   it('external annotations through the SAP__common alias give the TSDoc; the composite key is an object', () => {

@@ -6,6 +6,9 @@
 /** An empty map of the spec (no navigation, no operations, no parameters). */
 type EmptyMap = Record<never, never>;
 
+/** What a spec has unless it says otherwise: no navigation, no bound operations. */
+interface SpecBase { nav: EmptyMap; actions: EmptyMap; functions: EmptyMap; collectionActions: EmptyMap; collectionFunctions: EmptyMap }
+
 /**
  * Sales Order
  * Entity type ZSALES_SRV.SalesOrder.
@@ -29,7 +32,7 @@ export interface SalesOrder {
 }
 
 /** How the typed client sees ZSALES_SRV.SalesOrder. */
-export interface SalesOrderSpec {
+export interface SalesOrderSpec extends SpecBase {
   props: SalesOrder;
   key: { SalesOrder: string };
   edm: { SalesOrder: "Edm.String"; NetAmount: "Edm.Decimal"; Quantity: "Edm.Int64"; OrderDate: "Edm.DateTime"; ChangedAt: "Edm.DateTimeOffset"; CreatedBy: "Edm.String"; DeliveryTime: "Edm.Time"; Released: "Edm.Boolean"; Address: "ZSALES_SRV.Address" };
@@ -39,10 +42,6 @@ export interface SalesOrderSpec {
   };
   computed: "ChangedAt" | "CreatedBy";
   immutable: "SalesOrder" | "ChangedAt";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -57,7 +56,7 @@ export interface SalesOrderItem {
 }
 
 /** How the typed client sees ZSALES_SRV.SalesOrderItem. */
-export interface SalesOrderItemSpec {
+export interface SalesOrderItemSpec extends SpecBase {
   props: SalesOrderItem;
   key: { SalesOrder: string; SalesOrderItem: string };
   edm: { SalesOrder: "Edm.String"; SalesOrderItem: "Edm.String"; Material: "Edm.String" };
@@ -66,10 +65,6 @@ export interface SalesOrderItemSpec {
   };
   computed: never;
   immutable: "SalesOrder" | "SalesOrderItem";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -79,17 +74,12 @@ export interface Partner {
 }
 
 /** How the typed client sees ZSALES_SRV.Partner. */
-export interface PartnerSpec {
+export interface PartnerSpec extends SpecBase {
   props: Partner;
   key: { PartnerID: string };
   edm: { PartnerID: "Edm.Guid" };
-  nav: EmptyMap;
   computed: never;
   immutable: "PartnerID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 

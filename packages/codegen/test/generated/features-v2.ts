@@ -5,6 +5,9 @@
 /** An empty map of the spec (no navigation, no operations, no parameters). */
 type EmptyMap = Record<never, never>;
 
+/** What a spec has unless it says otherwise: no navigation, no bound operations. */
+interface SpecBase { nav: EmptyMap; actions: EmptyMap; functions: EmptyMap; collectionActions: EmptyMap; collectionFunctions: EmptyMap }
+
 /**
  * Sales Order
  * Entity type ZSALES_SRV.SalesOrder.
@@ -28,7 +31,7 @@ export interface SalesOrder {
 }
 
 /** How the typed client sees ZSALES_SRV.SalesOrder. */
-export interface SalesOrderSpec {
+export interface SalesOrderSpec extends SpecBase {
   props: SalesOrder;
   key: { SalesOrder: string };
   edm: { SalesOrder: "Edm.String"; NetAmount: "Edm.Decimal"; Quantity: "Edm.Int64"; OrderDate: "Edm.DateTime"; ChangedAt: "Edm.DateTimeOffset"; CreatedBy: "Edm.String"; DeliveryTime: "Edm.Time"; Released: "Edm.Boolean"; Address: "ZSALES_SRV.Address" };
@@ -38,10 +41,6 @@ export interface SalesOrderSpec {
   };
   computed: "ChangedAt" | "CreatedBy";
   immutable: "SalesOrder" | "ChangedAt";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -56,7 +55,7 @@ export interface SalesOrderItem {
 }
 
 /** How the typed client sees ZSALES_SRV.SalesOrderItem. */
-export interface SalesOrderItemSpec {
+export interface SalesOrderItemSpec extends SpecBase {
   props: SalesOrderItem;
   key: { SalesOrder: string; SalesOrderItem: string };
   edm: { SalesOrder: "Edm.String"; SalesOrderItem: "Edm.String"; Material: "Edm.String" };
@@ -65,10 +64,6 @@ export interface SalesOrderItemSpec {
   };
   computed: never;
   immutable: "SalesOrder" | "SalesOrderItem";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -78,17 +73,12 @@ export interface Partner {
 }
 
 /** How the typed client sees ZSALES_SRV.Partner. */
-export interface PartnerSpec {
+export interface PartnerSpec extends SpecBase {
   props: Partner;
   key: { PartnerID: string };
   edm: { PartnerID: "Edm.Guid" };
-  nav: EmptyMap;
   computed: never;
   immutable: "PartnerID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -119,7 +109,7 @@ export interface Service {
     ReleaseOrder: { params: { SalesOrder: string; Note?: string | null }; returns: ReleaseResult | null };
   };
   functions: {
-    OpenOrders: { params: { MaxAge: number }; returns: Array<SalesOrder> };
+    OpenOrders: { params: { MaxAge: number }; returns: SalesOrder[] };
   };
 }
 

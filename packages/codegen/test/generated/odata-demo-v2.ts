@@ -5,6 +5,9 @@
 /** An empty map of the spec (no navigation, no operations, no parameters). */
 type EmptyMap = Record<never, never>;
 
+/** What a spec has unless it says otherwise: no navigation, no bound operations. */
+interface SpecBase { nav: EmptyMap; actions: EmptyMap; functions: EmptyMap; collectionActions: EmptyMap; collectionFunctions: EmptyMap }
+
 /** Entity type ODataDemo.Product. */
 export interface Product {
   ID: number;
@@ -17,7 +20,7 @@ export interface Product {
 }
 
 /** How the typed client sees ODataDemo.Product. */
-export interface ProductSpec {
+export interface ProductSpec extends SpecBase {
   props: Product;
   key: { ID: number };
   edm: { ID: "Edm.Int32"; Name: "Edm.String"; Description: "Edm.String"; ReleaseDate: "Edm.DateTime"; DiscontinuedDate: "Edm.DateTime"; Rating: "Edm.Int32"; Price: "Edm.Decimal" };
@@ -27,10 +30,6 @@ export interface ProductSpec {
   };
   computed: never;
   immutable: "ID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -41,7 +40,7 @@ export interface Category {
 }
 
 /** How the typed client sees ODataDemo.Category. */
-export interface CategorySpec {
+export interface CategorySpec extends SpecBase {
   props: Category;
   key: { ID: number };
   edm: { ID: "Edm.Int32"; Name: "Edm.String" };
@@ -50,10 +49,6 @@ export interface CategorySpec {
   };
   computed: never;
   immutable: "ID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -66,7 +61,7 @@ export interface Supplier {
 }
 
 /** How the typed client sees ODataDemo.Supplier. */
-export interface SupplierSpec {
+export interface SupplierSpec extends SpecBase {
   props: Supplier;
   key: { ID: number };
   edm: { ID: "Edm.Int32"; Name: "Edm.String"; Address: "ODataDemo.Address"; Concurrency: "Edm.Int32" };
@@ -75,10 +70,6 @@ export interface SupplierSpec {
   };
   computed: never;
   immutable: "ID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -101,7 +92,7 @@ export interface Service {
   singletons: EmptyMap;
   actions: EmptyMap;
   functions: {
-    GetProductsByRating: { params: { rating: number }; returns: Array<Product> };
+    GetProductsByRating: { params: { rating: number }; returns: Product[] };
   };
 }
 

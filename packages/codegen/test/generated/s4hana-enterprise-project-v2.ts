@@ -5,6 +5,9 @@
 /** An empty map of the spec (no navigation, no operations, no parameters). */
 type EmptyMap = Record<never, never>;
 
+/** What a spec has unless it says otherwise: no navigation, no bound operations. */
+interface SpecBase { nav: EmptyMap; actions: EmptyMap; functions: EmptyMap; collectionActions: EmptyMap; collectionFunctions: EmptyMap }
+
 /**
  * Project Block Function
  * Entity type API_ENTERPRISE_PROJECT_SRV.A_EnterpriseProjBlkFuncType.
@@ -30,7 +33,7 @@ export interface A_EnterpriseProjBlkFuncType {
 }
 
 /** How the typed client sees API_ENTERPRISE_PROJECT_SRV.A_EnterpriseProjBlkFuncType. */
-export interface A_EnterpriseProjBlkFuncTypeSpec {
+export interface A_EnterpriseProjBlkFuncTypeSpec extends SpecBase {
   props: A_EnterpriseProjBlkFuncType;
   key: { ProjectUUID: string };
   edm: { Update_mc: "Edm.Boolean"; ProjectUUID: "Edm.Guid"; EntProjTimeRecgIsBlkd: "Edm.Boolean"; EntProjStaffExpensePostgIsBlkd: "Edm.Boolean"; EntProjServicePostingIsBlkd: "Edm.Boolean"; EntProjOtherExpensePostgIsBlkd: "Edm.Boolean"; EntProjPurchasingIsBlkd: "Edm.Boolean" };
@@ -39,10 +42,6 @@ export interface A_EnterpriseProjBlkFuncTypeSpec {
   };
   computed: "Update_mc" | "ProjectUUID";
   immutable: "ProjectUUID" | "Update_mc";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -240,7 +239,7 @@ export interface A_EnterpriseProjectElementType {
 }
 
 /** How the typed client sees API_ENTERPRISE_PROJECT_SRV.A_EnterpriseProjectElementType. */
-export interface A_EnterpriseProjectElementTypeSpec {
+export interface A_EnterpriseProjectElementTypeSpec extends SpecBase {
   props: A_EnterpriseProjectElementType;
   key: { ProjectElementUUID: string };
   edm: { ChangeEntProjElmntPosition_ac: "Edm.Boolean"; ChangeEntProjElmntProcgStatus_ac: "Edm.Boolean"; ActualEndDate_fc: "Edm.Byte"; ActualStartDate_fc: "Edm.Byte"; ControllingArea_fc: "Edm.Byte"; CostingSheet_fc: "Edm.Byte"; FactoryCalendar_fc: "Edm.Byte"; FunctionalArea_fc: "Edm.Byte"; FunctionalLocation_fc: "Edm.Byte"; Location_fc: "Edm.Byte"; PlannedEndDate_fc: "Edm.Byte"; PlannedStartDate_fc: "Edm.Byte"; Plant_fc: "Edm.Byte"; ProfitCenter_fc: "Edm.Byte"; ProjectElement_fc: "Edm.Byte"; ProjectElementDescription_fc: "Edm.Byte"; ResponsibleCostCenter_fc: "Edm.Byte"; ResultAnalysisInternalID_fc: "Edm.Byte"; TaxJurisdiction_fc: "Edm.Byte"; WBSElementIsBillingElement_fc: "Edm.Byte"; Delete_mc: "Edm.Boolean"; Update_mc: "Edm.Boolean"; to_EntProjElmntBlkFunc_oc: "Edm.Boolean"; to_EntProjElmntDlvbrl_oc: "Edm.Boolean"; to_EntProjElmntWorkItem_oc: "Edm.Boolean"; to_SubProjElement_oc: "Edm.Boolean"; ProjectElementUUID: "Edm.Guid"; ProjectElement: "Edm.String"; WBSElementInternalID: "Edm.String"; ProjectUUID: "Edm.Guid"; ProjectElementDescription: "Edm.String"; ParentObjectUUID: "Edm.Guid"; ProjectElementOrdinalNumber: "Edm.Int32"; ProcessingStatus: "Edm.String"; EntProjectElementType: "Edm.String"; PlannedStartDate: "Edm.DateTime"; PlannedEndDate: "Edm.DateTime"; ActualStartDate: "Edm.DateTime"; ActualEndDate: "Edm.DateTime"; ResponsibleCostCenter: "Edm.String"; CompanyCode: "Edm.String"; ProfitCenter: "Edm.String"; FunctionalArea: "Edm.String"; ControllingArea: "Edm.String"; Plant: "Edm.String"; Location: "Edm.String"; TaxJurisdiction: "Edm.String"; FunctionalLocation: "Edm.String"; FactoryCalendar: "Edm.String"; CostingSheet: "Edm.String"; InvestmentProfile: "Edm.String"; WBSIsStatisticalWBSElement: "Edm.Boolean"; CostCenter: "Edm.String"; WBSElementIsBillingElement: "Edm.Boolean"; ResultAnalysisInternalID: "Edm.String"; IsProjectMilestone: "Edm.String"; CreatedByUser: "Edm.String"; CreationDateTime: "Edm.DateTimeOffset"; LastChangeDateTime: "Edm.DateTimeOffset"; LastChangedByUser: "Edm.String" };
@@ -256,10 +255,6 @@ export interface A_EnterpriseProjectElementTypeSpec {
   };
   computed: "ChangeEntProjElmntPosition_ac" | "ChangeEntProjElmntProcgStatus_ac" | "ActualEndDate_fc" | "ActualStartDate_fc" | "ControllingArea_fc" | "CostingSheet_fc" | "FactoryCalendar_fc" | "FunctionalArea_fc" | "FunctionalLocation_fc" | "Location_fc" | "PlannedEndDate_fc" | "PlannedStartDate_fc" | "Plant_fc" | "ProfitCenter_fc" | "ProjectElement_fc" | "ProjectElementDescription_fc" | "ResponsibleCostCenter_fc" | "ResultAnalysisInternalID_fc" | "TaxJurisdiction_fc" | "WBSElementIsBillingElement_fc" | "Delete_mc" | "Update_mc" | "to_EntProjElmntBlkFunc_oc" | "to_EntProjElmntDlvbrl_oc" | "to_EntProjElmntWorkItem_oc" | "to_SubProjElement_oc" | "ProjectElementUUID" | "ProjectElementOrdinalNumber" | "ProcessingStatus" | "CompanyCode" | "CreatedByUser" | "CreationDateTime" | "LastChangeDateTime" | "LastChangedByUser";
   immutable: "ProjectElementUUID" | "ChangeEntProjElmntPosition_ac" | "ChangeEntProjElmntProcgStatus_ac" | "ActualEndDate_fc" | "ActualStartDate_fc" | "ControllingArea_fc" | "CostingSheet_fc" | "FactoryCalendar_fc" | "FunctionalArea_fc" | "FunctionalLocation_fc" | "Location_fc" | "PlannedEndDate_fc" | "PlannedStartDate_fc" | "Plant_fc" | "ProfitCenter_fc" | "ProjectElement_fc" | "ProjectElementDescription_fc" | "ResponsibleCostCenter_fc" | "ResultAnalysisInternalID_fc" | "TaxJurisdiction_fc" | "WBSElementIsBillingElement_fc" | "Delete_mc" | "Update_mc" | "to_EntProjElmntBlkFunc_oc" | "to_EntProjElmntDlvbrl_oc" | "to_EntProjElmntWorkItem_oc" | "to_SubProjElement_oc" | "ProjectUUID" | "ProjectElementOrdinalNumber" | "ProcessingStatus" | "CompanyCode" | "CreatedByUser" | "CreationDateTime" | "LastChangeDateTime" | "LastChangedByUser";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -305,7 +300,7 @@ export interface A_EnterpriseProjectJVAType {
 }
 
 /** How the typed client sees API_ENTERPRISE_PROJECT_SRV.A_EnterpriseProjectJVAType. */
-export interface A_EnterpriseProjectJVATypeSpec {
+export interface A_EnterpriseProjectJVATypeSpec extends SpecBase {
   props: A_EnterpriseProjectJVAType;
   key: { ProjectUUID: string };
   edm: { JntIntrstBillgClass_fc: "Edm.Byte"; JntIntrstBillgSubClass_fc: "Edm.Byte"; JntVntrProjectType_fc: "Edm.Byte"; JointVenture_fc: "Edm.Byte"; JointVentureCostRecoveryCode_fc: "Edm.Byte"; JointVentureEquityType_fc: "Edm.Byte"; Update_mc: "Edm.Boolean"; ProjectUUID: "Edm.Guid"; JointVenture: "Edm.String"; JointVentureCostRecoveryCode: "Edm.String"; JointVentureEquityType: "Edm.String"; JntVntrProjectType: "Edm.String"; JntIntrstBillgClass: "Edm.String"; JntIntrstBillgSubClass: "Edm.String" };
@@ -314,10 +309,6 @@ export interface A_EnterpriseProjectJVATypeSpec {
   };
   computed: "JntIntrstBillgClass_fc" | "JntIntrstBillgSubClass_fc" | "JntVntrProjectType_fc" | "JointVenture_fc" | "JointVentureCostRecoveryCode_fc" | "JointVentureEquityType_fc" | "Update_mc" | "ProjectUUID";
   immutable: "ProjectUUID" | "JntIntrstBillgClass_fc" | "JntIntrstBillgSubClass_fc" | "JntVntrProjectType_fc" | "JointVenture_fc" | "JointVentureCostRecoveryCode_fc" | "JointVentureEquityType_fc" | "Update_mc";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -365,7 +356,7 @@ export interface A_EnterpriseProjectRoleType {
 }
 
 /** How the typed client sees API_ENTERPRISE_PROJECT_SRV.A_EnterpriseProjectRoleType. */
-export interface A_EnterpriseProjectRoleTypeSpec {
+export interface A_EnterpriseProjectRoleTypeSpec extends SpecBase {
   props: A_EnterpriseProjectRoleType;
   key: { ProjectRoleUUID: string };
   edm: { ProjectRoleUUID: "Edm.Guid"; ProjectUUID: "Edm.Guid"; ProjectRoleType: "Edm.String"; ProjectRoleCategory: "Edm.String"; ProjectRoleName: "Edm.String"; CreatedByUser: "Edm.String"; CreationDateTime: "Edm.DateTimeOffset"; LastChangedByUser: "Edm.String"; LastChangeDateTime: "Edm.DateTimeOffset" };
@@ -374,10 +365,6 @@ export interface A_EnterpriseProjectRoleTypeSpec {
   };
   computed: "ProjectRoleUUID";
   immutable: "ProjectRoleUUID" | "ProjectUUID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -426,7 +413,7 @@ export interface A_EnterpriseProjectTeamMemberType {
 }
 
 /** How the typed client sees API_ENTERPRISE_PROJECT_SRV.A_EnterpriseProjectTeamMemberType. */
-export interface A_EnterpriseProjectTeamMemberTypeSpec {
+export interface A_EnterpriseProjectTeamMemberTypeSpec extends SpecBase {
   props: A_EnterpriseProjectTeamMemberType;
   key: { TeamMemberUUID: string };
   edm: { to_EntProjEntitlement_oc: "Edm.Boolean"; TeamMemberUUID: "Edm.Guid"; BusinessPartnerUUID: "Edm.Guid"; ProjectUUID: "Edm.Guid"; CreatedByUser: "Edm.String"; CreationDateTime: "Edm.DateTimeOffset"; LastChangedByUser: "Edm.String"; LastChangeDateTime: "Edm.DateTimeOffset" };
@@ -436,10 +423,6 @@ export interface A_EnterpriseProjectTeamMemberTypeSpec {
   };
   computed: "to_EntProjEntitlement_oc" | "TeamMemberUUID";
   immutable: "TeamMemberUUID" | "to_EntProjEntitlement_oc" | "ProjectUUID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -648,7 +631,7 @@ export interface A_EnterpriseProjectType {
 }
 
 /** How the typed client sees API_ENTERPRISE_PROJECT_SRV.A_EnterpriseProjectType. */
-export interface A_EnterpriseProjectTypeSpec {
+export interface A_EnterpriseProjectTypeSpec extends SpecBase {
   props: A_EnterpriseProjectType;
   key: { ProjectUUID: string };
   edm: { ChangeEntProjProcgStatus_ac: "Edm.Boolean"; ActualEndDate_fc: "Edm.Byte"; ActualStartDate_fc: "Edm.Byte"; AvailabilityControlIsActive_fc: "Edm.Byte"; AvailabilityControlProfile_fc: "Edm.Byte"; ControllingArea_fc: "Edm.Byte"; CostingSheet_fc: "Edm.Byte"; EnterpriseProjectType_fc: "Edm.Byte"; EntProjIsMultiSlsOrdItmsEnbld_fc: "Edm.Byte"; FunctionalArea_fc: "Edm.Byte"; FunctionalLocation_fc: "Edm.Byte"; InvestmentProfile_fc: "Edm.Byte"; IsBillingRelevant_fc: "Edm.Byte"; Location_fc: "Edm.Byte"; Plant_fc: "Edm.Byte"; PriorityCode_fc: "Edm.Byte"; ProfitCenter_fc: "Edm.Byte"; Project_fc: "Edm.Byte"; ProjectCurrency_fc: "Edm.Byte"; ProjectDescription_fc: "Edm.Byte"; ProjectEndDate_fc: "Edm.Byte"; ProjectProfileCode_fc: "Edm.Byte"; ProjectStartDate_fc: "Edm.Byte"; ResponsibleCostCenter_fc: "Edm.Byte"; ResultAnalysisInternalID_fc: "Edm.Byte"; Delete_mc: "Edm.Boolean"; Update_mc: "Edm.Boolean"; to_EnterpriseProjectElement_oc: "Edm.Boolean"; to_EntProjBlkFunc_oc: "Edm.Boolean"; to_EntProjRole_oc: "Edm.Boolean"; to_EntProjTeamMember_oc: "Edm.Boolean"; ProjectUUID: "Edm.Guid"; ProjectInternalID: "Edm.String"; Project: "Edm.String"; ProjectDescription: "Edm.String"; EnterpriseProjectType: "Edm.String"; PriorityCode: "Edm.String"; ProjectStartDate: "Edm.DateTime"; ProjectEndDate: "Edm.DateTime"; ActualStartDate: "Edm.DateTime"; ActualEndDate: "Edm.DateTime"; CustomerUUID: "Edm.Guid"; EnterpriseProjectServiceOrg: "Edm.String"; EntProjectIsConfidential: "Edm.Boolean"; RestrictedTimePosting: "Edm.String"; ProcessingStatus: "Edm.String"; ResponsibleCostCenter: "Edm.String"; ProfitCenter: "Edm.String"; ProjectProfileCode: "Edm.String"; FunctionalArea: "Edm.String"; CompanyCode: "Edm.String"; ControllingArea: "Edm.String"; Plant: "Edm.String"; Location: "Edm.String"; TaxJurisdiction: "Edm.String"; ProjectCurrency: "Edm.String"; AvailabilityControlProfile: "Edm.String"; AvailabilityControlIsActive: "Edm.Boolean"; FunctionalLocation: "Edm.String"; IsBillingRelevant: "Edm.Boolean"; InvestmentProfile: "Edm.String"; LastChangeDateTime: "Edm.DateTimeOffset"; ProjectLastChangedDateTime: "Edm.DateTimeOffset"; LastChangedByUser: "Edm.String"; EntProjIsMultiSlsOrdItmsEnbld: "Edm.Boolean"; ResultAnalysisInternalID: "Edm.String"; CostingSheet: "Edm.String" };
@@ -662,10 +645,6 @@ export interface A_EnterpriseProjectTypeSpec {
   };
   computed: "ChangeEntProjProcgStatus_ac" | "ActualEndDate_fc" | "ActualStartDate_fc" | "AvailabilityControlIsActive_fc" | "AvailabilityControlProfile_fc" | "ControllingArea_fc" | "CostingSheet_fc" | "EnterpriseProjectType_fc" | "EntProjIsMultiSlsOrdItmsEnbld_fc" | "FunctionalArea_fc" | "FunctionalLocation_fc" | "InvestmentProfile_fc" | "IsBillingRelevant_fc" | "Location_fc" | "Plant_fc" | "PriorityCode_fc" | "ProfitCenter_fc" | "Project_fc" | "ProjectCurrency_fc" | "ProjectDescription_fc" | "ProjectEndDate_fc" | "ProjectProfileCode_fc" | "ProjectStartDate_fc" | "ResponsibleCostCenter_fc" | "ResultAnalysisInternalID_fc" | "Delete_mc" | "Update_mc" | "to_EnterpriseProjectElement_oc" | "to_EntProjBlkFunc_oc" | "to_EntProjRole_oc" | "to_EntProjTeamMember_oc" | "ProjectUUID" | "ProjectInternalID" | "ProcessingStatus" | "CompanyCode" | "LastChangeDateTime" | "ProjectLastChangedDateTime" | "LastChangedByUser";
   immutable: "ProjectUUID" | "ChangeEntProjProcgStatus_ac" | "ActualEndDate_fc" | "ActualStartDate_fc" | "AvailabilityControlIsActive_fc" | "AvailabilityControlProfile_fc" | "ControllingArea_fc" | "CostingSheet_fc" | "EnterpriseProjectType_fc" | "EntProjIsMultiSlsOrdItmsEnbld_fc" | "FunctionalArea_fc" | "FunctionalLocation_fc" | "InvestmentProfile_fc" | "IsBillingRelevant_fc" | "Location_fc" | "Plant_fc" | "PriorityCode_fc" | "ProfitCenter_fc" | "Project_fc" | "ProjectCurrency_fc" | "ProjectDescription_fc" | "ProjectEndDate_fc" | "ProjectProfileCode_fc" | "ProjectStartDate_fc" | "ResponsibleCostCenter_fc" | "ResultAnalysisInternalID_fc" | "Delete_mc" | "Update_mc" | "to_EnterpriseProjectElement_oc" | "to_EntProjBlkFunc_oc" | "to_EntProjRole_oc" | "to_EntProjTeamMember_oc" | "ProjectInternalID" | "ProcessingStatus" | "CompanyCode" | "LastChangeDateTime" | "ProjectLastChangedDateTime" | "LastChangedByUser";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -716,7 +695,7 @@ export interface A_EntProjectElementJVAType {
 }
 
 /** How the typed client sees API_ENTERPRISE_PROJECT_SRV.A_EntProjectElementJVAType. */
-export interface A_EntProjectElementJVATypeSpec {
+export interface A_EntProjectElementJVATypeSpec extends SpecBase {
   props: A_EntProjectElementJVAType;
   key: { ProjectElementUUID: string };
   edm: { JntIntrstBillgClass_fc: "Edm.Byte"; JntIntrstBillgSubClass_fc: "Edm.Byte"; JntVntrProjectType_fc: "Edm.Byte"; JointVenture_fc: "Edm.Byte"; JointVentureCostRecoveryCode_fc: "Edm.Byte"; JointVentureEquityType_fc: "Edm.Byte"; Update_mc: "Edm.Boolean"; ProjectElementUUID: "Edm.Guid"; ProjectUUID: "Edm.Guid"; JointVenture: "Edm.String"; JointVentureCostRecoveryCode: "Edm.String"; JointVentureEquityType: "Edm.String"; JntVntrProjectType: "Edm.String"; JntIntrstBillgClass: "Edm.String"; JntIntrstBillgSubClass: "Edm.String" };
@@ -726,10 +705,6 @@ export interface A_EntProjectElementJVATypeSpec {
   };
   computed: "JntIntrstBillgClass_fc" | "JntIntrstBillgSubClass_fc" | "JntVntrProjectType_fc" | "JointVenture_fc" | "JointVentureCostRecoveryCode_fc" | "JointVentureEquityType_fc" | "Update_mc";
   immutable: "ProjectElementUUID" | "JntIntrstBillgClass_fc" | "JntIntrstBillgSubClass_fc" | "JntVntrProjectType_fc" | "JointVenture_fc" | "JointVentureCostRecoveryCode_fc" | "JointVentureEquityType_fc" | "Update_mc" | "ProjectUUID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -781,7 +756,7 @@ export interface A_EntProjectPublicSectorType {
 }
 
 /** How the typed client sees API_ENTERPRISE_PROJECT_SRV.A_EntProjectPublicSectorType. */
-export interface A_EntProjectPublicSectorTypeSpec {
+export interface A_EntProjectPublicSectorTypeSpec extends SpecBase {
   props: A_EntProjectPublicSectorType;
   key: { ProjectUUID: string };
   edm: { FunctionalAreaIsFixAssigned_fc: "Edm.Byte"; Fund_fc: "Edm.Byte"; FundIsFixAssigned_fc: "Edm.Byte"; GrantID_fc: "Edm.Byte"; GrantIsFixAssigned_fc: "Edm.Byte"; SponsoredProgram_fc: "Edm.Byte"; Update_mc: "Edm.Boolean"; ProjectUUID: "Edm.Guid"; Fund: "Edm.String"; FundIsFixAssigned: "Edm.Boolean"; FunctionalAreaIsFixAssigned: "Edm.Boolean"; GrantID: "Edm.String"; GrantIsFixAssigned: "Edm.Boolean"; SponsoredProgram: "Edm.String" };
@@ -790,10 +765,6 @@ export interface A_EntProjectPublicSectorTypeSpec {
   };
   computed: "FunctionalAreaIsFixAssigned_fc" | "Fund_fc" | "FundIsFixAssigned_fc" | "GrantID_fc" | "GrantIsFixAssigned_fc" | "SponsoredProgram_fc" | "Update_mc" | "ProjectUUID";
   immutable: "ProjectUUID" | "FunctionalAreaIsFixAssigned_fc" | "Fund_fc" | "FundIsFixAssigned_fc" | "GrantID_fc" | "GrantIsFixAssigned_fc" | "SponsoredProgram_fc" | "Update_mc";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -837,7 +808,7 @@ export interface A_EntProjElmntBlockFuncType {
 }
 
 /** How the typed client sees API_ENTERPRISE_PROJECT_SRV.A_EntProjElmntBlockFuncType. */
-export interface A_EntProjElmntBlockFuncTypeSpec {
+export interface A_EntProjElmntBlockFuncTypeSpec extends SpecBase {
   props: A_EntProjElmntBlockFuncType;
   key: { ProjectElementUUID: string };
   edm: { EntProjOtherExpensePostgIsBlkd_fc: "Edm.Byte"; EntProjPurchasingIsBlkd_fc: "Edm.Byte"; EntProjServicePostingIsBlkd_fc: "Edm.Byte"; EntProjStaffExpensePostgIsBlkd_fc: "Edm.Byte"; EntProjTimeRecgIsBlkd_fc: "Edm.Byte"; Update_mc: "Edm.Boolean"; ProjectElementUUID: "Edm.Guid"; ProjectUUID: "Edm.Guid"; EntProjTimeRecgIsBlkd: "Edm.Boolean"; EntProjStaffExpensePostgIsBlkd: "Edm.Boolean"; EntProjServicePostingIsBlkd: "Edm.Boolean"; EntProjOtherExpensePostgIsBlkd: "Edm.Boolean"; EntProjPurchasingIsBlkd: "Edm.Boolean" };
@@ -847,10 +818,6 @@ export interface A_EntProjElmntBlockFuncTypeSpec {
   };
   computed: "EntProjOtherExpensePostgIsBlkd_fc" | "EntProjPurchasingIsBlkd_fc" | "EntProjServicePostingIsBlkd_fc" | "EntProjStaffExpensePostgIsBlkd_fc" | "EntProjTimeRecgIsBlkd_fc" | "Update_mc";
   immutable: "ProjectElementUUID" | "EntProjOtherExpensePostgIsBlkd_fc" | "EntProjPurchasingIsBlkd_fc" | "EntProjServicePostingIsBlkd_fc" | "EntProjStaffExpensePostgIsBlkd_fc" | "EntProjTimeRecgIsBlkd_fc" | "Update_mc" | "ProjectUUID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -916,7 +883,7 @@ export interface A_EntProjElmntDlvbrlType {
 }
 
 /** How the typed client sees API_ENTERPRISE_PROJECT_SRV.A_EntProjElmntDlvbrlType. */
-export interface A_EntProjElmntDlvbrlTypeSpec {
+export interface A_EntProjElmntDlvbrlTypeSpec extends SpecBase {
   props: A_EntProjElmntDlvbrlType;
   key: { EntProjElmntDeliverableUUID: string };
   edm: { Update_mc: "Edm.Boolean"; to_EntProjElmntDlvDistr_oc: "Edm.Boolean"; EntProjElmntDeliverableUUID: "Edm.Guid"; ProjectElementUUID: "Edm.Guid"; ProjectUUID: "Edm.Guid"; EntProjElmntDeliverableType: "Edm.String"; EntProjElmntDlvbrlQuantity: "Edm.Decimal"; EntProjElmntDlvbrlQuantityUnit: "Edm.String"; CreatedByUser: "Edm.String"; CreationDateTime: "Edm.DateTimeOffset"; LastChangeDateTime: "Edm.DateTimeOffset"; LastChangedByUser: "Edm.String" };
@@ -926,10 +893,6 @@ export interface A_EntProjElmntDlvbrlTypeSpec {
   };
   computed: "Update_mc" | "to_EntProjElmntDlvDistr_oc" | "EntProjElmntDlvbrlQuantity" | "EntProjElmntDlvbrlQuantityUnit";
   immutable: "EntProjElmntDeliverableUUID" | "Update_mc" | "to_EntProjElmntDlvDistr_oc" | "ProjectElementUUID" | "ProjectUUID" | "EntProjElmntDlvbrlQuantity" | "EntProjElmntDlvbrlQuantityUnit";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -983,7 +946,7 @@ export interface A_EntProjElmntDlvbrlDistrType {
 }
 
 /** How the typed client sees API_ENTERPRISE_PROJECT_SRV.A_EntProjElmntDlvbrlDistrType. */
-export interface A_EntProjElmntDlvbrlDistrTypeSpec {
+export interface A_EntProjElmntDlvbrlDistrTypeSpec extends SpecBase {
   props: A_EntProjElmntDlvbrlDistrType;
   key: { EntProjElmntDlvbrlDistrUUID: string };
   edm: { Update_mc: "Edm.Boolean"; EntProjElmntDlvbrlDistrUUID: "Edm.Guid"; EntProjElmntDeliverableUUID: "Edm.Guid"; ProjectElementUUID: "Edm.Guid"; ProjectUUID: "Edm.Guid"; EntProjElmntDlvbrlDistrYearVal: "Edm.String"; EntProjElmntDlvbrlDistrPerdVal: "Edm.String"; EntProjElmntDlvbrlDistrQty: "Edm.Decimal"; EntProjElmntDlvbrlDistrQtyUnit: "Edm.String" };
@@ -992,10 +955,6 @@ export interface A_EntProjElmntDlvbrlDistrTypeSpec {
   };
   computed: "Update_mc" | "EntProjElmntDlvbrlDistrQtyUnit";
   immutable: "EntProjElmntDlvbrlDistrUUID" | "Update_mc" | "EntProjElmntDeliverableUUID" | "ProjectElementUUID" | "ProjectUUID" | "EntProjElmntDlvbrlDistrYearVal" | "EntProjElmntDlvbrlDistrPerdVal" | "EntProjElmntDlvbrlDistrQtyUnit";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -1052,7 +1011,7 @@ export interface A_EntProjectElmntPublicSectorType {
 }
 
 /** How the typed client sees API_ENTERPRISE_PROJECT_SRV.A_EntProjectElmntPublicSectorType. */
-export interface A_EntProjectElmntPublicSectorTypeSpec {
+export interface A_EntProjectElmntPublicSectorTypeSpec extends SpecBase {
   props: A_EntProjectElmntPublicSectorType;
   key: { ProjectElementUUID: string };
   edm: { FunctionalAreaIsFixAssigned_fc: "Edm.Byte"; Fund_fc: "Edm.Byte"; FundIsFixAssigned_fc: "Edm.Byte"; GrantID_fc: "Edm.Byte"; GrantIsFixAssigned_fc: "Edm.Byte"; SponsoredProgram_fc: "Edm.Byte"; Update_mc: "Edm.Boolean"; ProjectElementUUID: "Edm.Guid"; ProjectUUID: "Edm.Guid"; Fund: "Edm.String"; FundIsFixAssigned: "Edm.Boolean"; FunctionalAreaIsFixAssigned: "Edm.Boolean"; GrantID: "Edm.String"; GrantIsFixAssigned: "Edm.Boolean"; SponsoredProgram: "Edm.String" };
@@ -1062,10 +1021,6 @@ export interface A_EntProjectElmntPublicSectorTypeSpec {
   };
   computed: "FunctionalAreaIsFixAssigned_fc" | "Fund_fc" | "FundIsFixAssigned_fc" | "GrantID_fc" | "GrantIsFixAssigned_fc" | "SponsoredProgram_fc" | "Update_mc";
   immutable: "ProjectElementUUID" | "FunctionalAreaIsFixAssigned_fc" | "Fund_fc" | "FundIsFixAssigned_fc" | "GrantID_fc" | "GrantIsFixAssigned_fc" | "SponsoredProgram_fc" | "Update_mc" | "ProjectUUID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -1141,7 +1096,7 @@ export interface A_EntProjElmntWorkItemType {
 }
 
 /** How the typed client sees API_ENTERPRISE_PROJECT_SRV.A_EntProjElmntWorkItemType. */
-export interface A_EntProjElmntWorkItemTypeSpec {
+export interface A_EntProjElmntWorkItemTypeSpec extends SpecBase {
   props: A_EntProjElmntWorkItemType;
   key: { EntProjElmntWorkItemUUID: string };
   edm: { Delete_mc: "Edm.Boolean"; Update_mc: "Edm.Boolean"; EntProjElmntWorkItemUUID: "Edm.Guid"; EntProjElmntWorkItem: "Edm.String"; EntProjElmntWorkItemName: "Edm.String"; EntProjElmntWorkItemIsInactive: "Edm.Boolean"; EntProjElmntWorkItemIsCnfgrd: "Edm.Boolean"; ProjectUUID: "Edm.Guid"; ProjectElementUUID: "Edm.Guid"; EntProjElmntWrkItmLastUpdtSrce: "Edm.String"; EntProjElmntWrkItmCrtedByUsr: "Edm.String"; EntProjElmntWrkItmCrtnDteTme: "Edm.DateTimeOffset"; EntProjElmntWrkItmLstChgByUsr: "Edm.String"; EntProjElmntWrkItmLstChgDteTme: "Edm.DateTimeOffset" };
@@ -1151,10 +1106,6 @@ export interface A_EntProjElmntWorkItemTypeSpec {
   };
   computed: "Delete_mc" | "Update_mc" | "EntProjElmntWorkItemIsCnfgrd" | "EntProjElmntWrkItmLastUpdtSrce" | "EntProjElmntWrkItmCrtedByUsr" | "EntProjElmntWrkItmCrtnDteTme" | "EntProjElmntWrkItmLstChgByUsr" | "EntProjElmntWrkItmLstChgDteTme";
   immutable: "EntProjElmntWorkItemUUID" | "Delete_mc" | "Update_mc" | "EntProjElmntWorkItemName" | "EntProjElmntWorkItemIsCnfgrd" | "ProjectUUID" | "ProjectElementUUID" | "EntProjElmntWrkItmLastUpdtSrce" | "EntProjElmntWrkItmCrtedByUsr" | "EntProjElmntWrkItmCrtnDteTme" | "EntProjElmntWrkItmLstChgByUsr" | "EntProjElmntWrkItmLstChgDteTme";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -1212,7 +1163,7 @@ export interface A_EntTeamMemberEntitlementType {
 }
 
 /** How the typed client sees API_ENTERPRISE_PROJECT_SRV.A_EntTeamMemberEntitlementType. */
-export interface A_EntTeamMemberEntitlementTypeSpec {
+export interface A_EntTeamMemberEntitlementTypeSpec extends SpecBase {
   props: A_EntTeamMemberEntitlementType;
   key: { ProjectEntitlementUUID: string };
   edm: { Delete_mc: "Edm.Boolean"; Update_mc: "Edm.Boolean"; ProjectEntitlementUUID: "Edm.Guid"; ProjectUUID: "Edm.Guid"; ProjectRoleUUID: "Edm.Guid"; TeamMemberUUID: "Edm.Guid"; ProjectRoleType: "Edm.String"; CreatedByUser: "Edm.String"; CreationDateTime: "Edm.DateTimeOffset"; LastChangedByUser: "Edm.String"; LastChangeDateTime: "Edm.DateTimeOffset" };
@@ -1223,10 +1174,6 @@ export interface A_EntTeamMemberEntitlementTypeSpec {
   };
   computed: "Delete_mc" | "Update_mc" | "ProjectUUID";
   immutable: "ProjectEntitlementUUID" | "Delete_mc" | "Update_mc" | "ProjectUUID" | "ProjectRoleUUID" | "TeamMemberUUID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 

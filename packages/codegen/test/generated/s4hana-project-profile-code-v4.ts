@@ -5,6 +5,9 @@
 /** An empty map of the spec (no navigation, no operations, no parameters). */
 type EmptyMap = Record<never, never>;
 
+/** What a spec has unless it says otherwise: no navigation, no bound operations. */
+interface SpecBase { nav: EmptyMap; actions: EmptyMap; functions: EmptyMap; collectionActions: EmptyMap; collectionFunctions: EmptyMap }
+
 /**
  * Project Profile
  * Entity type com.sap.gateway.srvd_a2x.api_entprojectprofilecode.v0001.ProjectProfileCodeType.
@@ -20,7 +23,7 @@ export interface ProjectProfileCodeType {
 }
 
 /** How the typed client sees com.sap.gateway.srvd_a2x.api_entprojectprofilecode.v0001.ProjectProfileCodeType. */
-export interface ProjectProfileCodeTypeSpec {
+export interface ProjectProfileCodeTypeSpec extends SpecBase {
   props: ProjectProfileCodeType;
   key: { ProjectProfileCode: string };
   edm: { ProjectProfileCode: "Edm.String"; ProjectProfileCodeText: "Edm.String" };
@@ -29,10 +32,6 @@ export interface ProjectProfileCodeTypeSpec {
   };
   computed: never;
   immutable: "ProjectProfileCode";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /**
@@ -52,7 +51,7 @@ export interface ProjectProfileCodeTextType {
 }
 
 /** How the typed client sees com.sap.gateway.srvd_a2x.api_entprojectprofilecode.v0001.ProjectProfileCodeTextType. */
-export interface ProjectProfileCodeTextTypeSpec {
+export interface ProjectProfileCodeTextTypeSpec extends SpecBase {
   props: ProjectProfileCodeTextType;
   key: { Language: string; ProjectProfileCode: string };
   edm: { Language: "Edm.String"; ProjectProfileCode: "Edm.String"; ProjectProfileCodeText: "Edm.String" };
@@ -61,10 +60,6 @@ export interface ProjectProfileCodeTextTypeSpec {
   };
   computed: never;
   immutable: "Language" | "ProjectProfileCode";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /** The service: what `createODataClient<Service>()` is typed by. */

@@ -5,6 +5,9 @@
 /** An empty map of the spec (no navigation, no operations, no parameters). */
 type EmptyMap = Record<never, never>;
 
+/** What a spec has unless it says otherwise: no navigation, no bound operations. */
+interface SpecBase { nav: EmptyMap; actions: EmptyMap; functions: EmptyMap; collectionActions: EmptyMap; collectionFunctions: EmptyMap }
+
 /**
  * Item Text
  * Entity type com.sap.gateway.srvd_a2x.api_salesorder.v0001.SalesOrderItemText_Type.
@@ -23,11 +26,11 @@ export interface SalesOrderItemText_Type {
   LongTextID: string;
   /** String */
   LongText: string;
-  SAP__Messages: Array<SAP__Message>;
+  SAP__Messages: SAP__Message[];
 }
 
 /** How the typed client sees com.sap.gateway.srvd_a2x.api_salesorder.v0001.SalesOrderItemText_Type. */
-export interface SalesOrderItemText_TypeSpec {
+export interface SalesOrderItemText_TypeSpec extends SpecBase {
   props: SalesOrderItemText_Type;
   key: { SalesOrder: string; SalesOrderItem: string; Language: string; LongTextID: string };
   edm: { SalesOrder: "Edm.String"; SalesOrderItem: "Edm.String"; Language: "Edm.String"; LongTextID: "Edm.String"; LongText: "Edm.String"; SAP__Messages: "Collection(com.sap.gateway.srvd_a2x.api_salesorder.v0001.SAP__Message)" };
@@ -37,10 +40,6 @@ export interface SalesOrderItemText_TypeSpec {
   };
   computed: "SalesOrder" | "SalesOrderItem";
   immutable: "SalesOrder" | "SalesOrderItem" | "Language" | "LongTextID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /**
@@ -115,11 +114,11 @@ export interface SalesOrderPricingElement_Type {
    * SD Document Currency
    */
   TransactionCurrency: string;
-  SAP__Messages: Array<SAP__Message>;
+  SAP__Messages: SAP__Message[];
 }
 
 /** How the typed client sees com.sap.gateway.srvd_a2x.api_salesorder.v0001.SalesOrderPricingElement_Type. */
-export interface SalesOrderPricingElement_TypeSpec {
+export interface SalesOrderPricingElement_TypeSpec extends SpecBase {
   props: SalesOrderPricingElement_Type;
   key: { SalesOrder: string; PricingProcedureStep: string; PricingProcedureCounter: string };
   edm: { SalesOrder: "Edm.String"; PricingProcedureStep: "Edm.String"; PricingProcedureCounter: "Edm.String"; ConditionType: "Edm.String"; ConditionCalculationType: "Edm.String"; ConditionRateAmount: "Edm.Decimal"; ConditionCurrency: "Edm.String"; ConditionQuantity: "Edm.Decimal"; ConditionBaseQuantity: "Edm.Decimal"; ConditionQuantitySAPUnit: "Edm.String"; ConditionQuantityISOUnit: "Edm.String"; ConditionRateRatio: "Edm.Decimal"; ConditionRateRatioSAPUnit: "Edm.String"; ConditionRateRatioISOUnit: "Edm.String"; ConditionAmount: "Edm.Decimal"; ConditionBaseAmount: "Edm.Decimal"; TransactionCurrency: "Edm.String"; SAP__Messages: "Collection(com.sap.gateway.srvd_a2x.api_salesorder.v0001.SAP__Message)" };
@@ -128,10 +127,6 @@ export interface SalesOrderPricingElement_TypeSpec {
   };
   computed: "SalesOrder" | "PricingProcedureStep" | "PricingProcedureCounter" | "ConditionCalculationType" | "ConditionBaseQuantity" | "ConditionBaseAmount";
   immutable: "SalesOrder" | "PricingProcedureStep" | "PricingProcedureCounter" | "ConditionType" | "ConditionRateRatioSAPUnit" | "ConditionRateRatioISOUnit";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /**
@@ -211,11 +206,11 @@ export interface SalesOrderItemPricingElmnt_Type {
    * SD Document Currency
    */
   TransactionCurrency: string;
-  SAP__Messages: Array<SAP__Message>;
+  SAP__Messages: SAP__Message[];
 }
 
 /** How the typed client sees com.sap.gateway.srvd_a2x.api_salesorder.v0001.SalesOrderItemPricingElmnt_Type. */
-export interface SalesOrderItemPricingElmnt_TypeSpec {
+export interface SalesOrderItemPricingElmnt_TypeSpec extends SpecBase {
   props: SalesOrderItemPricingElmnt_Type;
   key: { SalesOrder: string; SalesOrderItem: string; PricingProcedureStep: string; PricingProcedureCounter: string };
   edm: { SalesOrder: "Edm.String"; SalesOrderItem: "Edm.String"; PricingProcedureStep: "Edm.String"; PricingProcedureCounter: "Edm.String"; ConditionType: "Edm.String"; ConditionCalculationType: "Edm.String"; ConditionRateAmount: "Edm.Decimal"; ConditionCurrency: "Edm.String"; ConditionQuantity: "Edm.Decimal"; ConditionBaseQuantity: "Edm.Decimal"; ConditionQuantitySAPUnit: "Edm.String"; ConditionQuantityISOUnit: "Edm.String"; ConditionRateRatio: "Edm.Decimal"; ConditionRateRatioSAPUnit: "Edm.String"; ConditionRateRatioISOUnit: "Edm.String"; ConditionAmount: "Edm.Decimal"; ConditionBaseAmount: "Edm.Decimal"; TransactionCurrency: "Edm.String"; SAP__Messages: "Collection(com.sap.gateway.srvd_a2x.api_salesorder.v0001.SAP__Message)" };
@@ -225,10 +220,6 @@ export interface SalesOrderItemPricingElmnt_TypeSpec {
   };
   computed: "SalesOrder" | "SalesOrderItem" | "PricingProcedureStep" | "PricingProcedureCounter" | "ConditionCalculationType" | "ConditionBaseQuantity" | "ConditionBaseAmount";
   immutable: "SalesOrder" | "SalesOrderItem" | "PricingProcedureStep" | "PricingProcedureCounter" | "ConditionType" | "ConditionRateRatioSAPUnit" | "ConditionRateRatioISOUnit";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /**
@@ -300,7 +291,7 @@ export interface VarConfignCharacteristic_Type {
 }
 
 /** How the typed client sees com.sap.gateway.srvd_a2x.api_salesorder.v0001.VarConfignCharacteristic_Type. */
-export interface VarConfignCharacteristic_TypeSpec {
+export interface VarConfignCharacteristic_TypeSpec extends SpecBase {
   props: VarConfignCharacteristic_Type;
   key: { VarConfigurationBusObjectKey: string; VarConfigurationBusObjectType: string; VarConfignInstceInternalID: number; Characteristic: string };
   edm: { VarConfigurationBusObjectKey: "Edm.String"; VarConfigurationBusObjectType: "Edm.String"; VarConfignInstceInternalID: "Edm.Int32"; Characteristic: "Edm.String"; CharcDataType: "Edm.String"; CharcTemplate: "Edm.String"; Currency: "Edm.String"; CharcValueUnit: "Edm.String"; VarCnfCharcISOUnit: "Edm.String"; IsReadOnly: "Edm.Boolean"; EntryIsRequired: "Edm.Boolean"; CharcIsHidden: "Edm.Boolean"; AdditionalValueIsAllowed: "Edm.Boolean"; MultipleValuesAreAllowed: "Edm.Boolean" };
@@ -311,10 +302,6 @@ export interface VarConfignCharacteristic_TypeSpec {
   };
   computed: "VarConfigurationBusObjectKey" | "VarConfigurationBusObjectType" | "VarConfignInstceInternalID" | "Characteristic" | "CharcDataType" | "CharcTemplate" | "Currency" | "CharcValueUnit" | "VarCnfCharcISOUnit" | "IsReadOnly" | "EntryIsRequired" | "CharcIsHidden" | "AdditionalValueIsAllowed" | "MultipleValuesAreAllowed";
   immutable: "VarConfigurationBusObjectKey" | "VarConfigurationBusObjectType" | "VarConfignInstceInternalID" | "Characteristic";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /**
@@ -343,11 +330,11 @@ export interface SalesOrderPartner_Type {
    * Number of Contact Person
    */
   ContactPerson: string | null;
-  SAP__Messages: Array<SAP__Message>;
+  SAP__Messages: SAP__Message[];
 }
 
 /** How the typed client sees com.sap.gateway.srvd_a2x.api_salesorder.v0001.SalesOrderPartner_Type. */
-export interface SalesOrderPartner_TypeSpec {
+export interface SalesOrderPartner_TypeSpec extends SpecBase {
   props: SalesOrderPartner_Type;
   key: { SalesOrder: string; PartnerFunction: string };
   edm: { SalesOrder: "Edm.String"; PartnerFunction: "Edm.String"; Customer: "Edm.String"; Supplier: "Edm.String"; Personnel: "Edm.String"; ContactPerson: "Edm.String"; SAP__Messages: "Collection(com.sap.gateway.srvd_a2x.api_salesorder.v0001.SAP__Message)" };
@@ -356,10 +343,6 @@ export interface SalesOrderPartner_TypeSpec {
   };
   computed: "SalesOrder";
   immutable: "SalesOrder" | "PartnerFunction";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /**
@@ -375,11 +358,11 @@ export interface SalesOrderText_Type {
   LongTextID: string;
   /** String */
   LongText: string;
-  SAP__Messages: Array<SAP__Message>;
+  SAP__Messages: SAP__Message[];
 }
 
 /** How the typed client sees com.sap.gateway.srvd_a2x.api_salesorder.v0001.SalesOrderText_Type. */
-export interface SalesOrderText_TypeSpec {
+export interface SalesOrderText_TypeSpec extends SpecBase {
   props: SalesOrderText_Type;
   key: { SalesOrder: string; Language: string; LongTextID: string };
   edm: { SalesOrder: "Edm.String"; Language: "Edm.String"; LongTextID: "Edm.String"; LongText: "Edm.String"; SAP__Messages: "Collection(com.sap.gateway.srvd_a2x.api_salesorder.v0001.SAP__Message)" };
@@ -388,10 +371,6 @@ export interface SalesOrderText_TypeSpec {
   };
   computed: "SalesOrder";
   immutable: "SalesOrder" | "Language" | "LongTextID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /**
@@ -441,7 +420,7 @@ export interface VariantConfigurationInstance_Type {
 }
 
 /** How the typed client sees com.sap.gateway.srvd_a2x.api_salesorder.v0001.VariantConfigurationInstance_Type. */
-export interface VariantConfigurationInstance_TypeSpec {
+export interface VariantConfigurationInstance_TypeSpec extends SpecBase {
   props: VariantConfigurationInstance_Type;
   key: { VarConfigurationBusObjectKey: string; VarConfigurationBusObjectType: string; VarConfignInstceInternalID: number };
   edm: { VarConfigurationBusObjectKey: "Edm.String"; VarConfigurationBusObjectType: "Edm.String"; VarConfignInstceInternalID: "Edm.Int32"; VarConfignParInstceInternalID: "Edm.Int32"; Product: "Edm.String"; IdentifierBOMItem: "Edm.String"; VariantConfigurationQuantity: "Edm.Decimal"; VarConfignQuantityUnit: "Edm.String"; VarConfignQuantityISOUnit: "Edm.String" };
@@ -451,10 +430,6 @@ export interface VariantConfigurationInstance_TypeSpec {
   };
   computed: "VarConfigurationBusObjectKey" | "VarConfigurationBusObjectType" | "VarConfignInstceInternalID" | "VariantConfigurationQuantity" | "VarConfignQuantityUnit" | "VarConfignQuantityISOUnit";
   immutable: "VarConfigurationBusObjectKey" | "VarConfigurationBusObjectType" | "VarConfignInstceInternalID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /**
@@ -493,11 +468,11 @@ export interface SalesOrderItemPartner_Type {
    * Partner is specific for item
    */
   PartnerIsSpecificForSDDocItem: boolean;
-  SAP__Messages: Array<SAP__Message>;
+  SAP__Messages: SAP__Message[];
 }
 
 /** How the typed client sees com.sap.gateway.srvd_a2x.api_salesorder.v0001.SalesOrderItemPartner_Type. */
-export interface SalesOrderItemPartner_TypeSpec {
+export interface SalesOrderItemPartner_TypeSpec extends SpecBase {
   props: SalesOrderItemPartner_Type;
   key: { SalesOrder: string; SalesOrderItem: string; PartnerFunction: string };
   edm: { SalesOrder: "Edm.String"; SalesOrderItem: "Edm.String"; PartnerFunction: "Edm.String"; Customer: "Edm.String"; Supplier: "Edm.String"; Personnel: "Edm.String"; ContactPerson: "Edm.String"; PartnerIsSpecificForSDDocItem: "Edm.Boolean"; SAP__Messages: "Collection(com.sap.gateway.srvd_a2x.api_salesorder.v0001.SAP__Message)" };
@@ -507,10 +482,6 @@ export interface SalesOrderItemPartner_TypeSpec {
   };
   computed: "SalesOrder" | "SalesOrderItem" | "PartnerIsSpecificForSDDocItem";
   immutable: "SalesOrder" | "SalesOrderItem" | "PartnerFunction";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /**
@@ -533,11 +504,11 @@ export interface VariantConfiguration_Type {
    * Variant Configuration status
    */
   VarConfignStatus: string;
-  SAP__Messages: Array<SAP__Message>;
+  SAP__Messages: SAP__Message[];
 }
 
 /** How the typed client sees com.sap.gateway.srvd_a2x.api_salesorder.v0001.VariantConfiguration_Type. */
-export interface VariantConfiguration_TypeSpec {
+export interface VariantConfiguration_TypeSpec extends SpecBase {
   props: VariantConfiguration_Type;
   key: { VarConfigurationBusObjectKey: string; VarConfigurationBusObjectType: string };
   edm: { VarConfigurationBusObjectKey: "Edm.String"; VarConfigurationBusObjectType: "Edm.String"; VarConfignStatus: "Edm.String"; SAP__Messages: "Collection(com.sap.gateway.srvd_a2x.api_salesorder.v0001.SAP__Message)" };
@@ -546,10 +517,6 @@ export interface VariantConfiguration_TypeSpec {
   };
   computed: "VarConfigurationBusObjectKey" | "VarConfigurationBusObjectType";
   immutable: "VarConfigurationBusObjectKey" | "VarConfigurationBusObjectType";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /**
@@ -865,11 +832,11 @@ export interface SalesOrderItem_Type {
    * Legal Control Status (All Schedule Lines)
    */
   OvrlTrdCmplncLegalCtrlChkSts: string;
-  SAP__Messages: Array<SAP__Message>;
+  SAP__Messages: SAP__Message[];
 }
 
 /** How the typed client sees com.sap.gateway.srvd_a2x.api_salesorder.v0001.SalesOrderItem_Type. */
-export interface SalesOrderItem_TypeSpec {
+export interface SalesOrderItem_TypeSpec extends SpecBase {
   props: SalesOrderItem_Type;
   key: { SalesOrder: string; SalesOrderItem: string };
   edm: { SalesOrder: "Edm.String"; SalesOrderItem: "Edm.String"; HigherLevelItem: "Edm.String"; SalesOrderItemCategory: "Edm.String"; SalesOrderItemText: "Edm.String"; Product: "Edm.String"; OriginallyRequestedMaterial: "Edm.String"; ProductGroup: "Edm.String"; MaterialByCustomer: "Edm.String"; InternationalArticleNumber: "Edm.String"; PurchaseOrderByCustomer: "Edm.String"; ConfdDelivQtyInOrderQtyUnit: "Edm.Decimal"; OrderQuantitySAPUnit: "Edm.String"; OrderQuantityISOUnit: "Edm.String"; RequestedQuantity: "Edm.Decimal"; RequestedQuantitySAPUnit: "Edm.String"; RequestedQuantityISOUnit: "Edm.String"; ReferenceSDDocument: "Edm.String"; ReferenceSDDocumentItem: "Edm.String"; ReferenceSDDocumentCategory: "Edm.String"; BusinessSolutionOrderItem: "Edm.String"; BusSolnOrdItemBundleItem: "Edm.String"; ItemGrossWeight: "Edm.Decimal"; ItemNetWeight: "Edm.Decimal"; ItemWeightSAPUnit: "Edm.String"; ItemWeightISOUnit: "Edm.String"; ItemVolume: "Edm.Decimal"; ItemVolumeSAPUnit: "Edm.String"; ItemVolumeISOUnit: "Edm.String"; RequestedDeliveryDate: "Edm.Date"; ConfirmedDeliveryDate: "Edm.Date"; PricingDate: "Edm.Date"; ServicesRenderedDate: "Edm.Date"; BillingDocumentDate: "Edm.Date"; NetAmount: "Edm.Decimal"; TransactionCurrency: "Edm.String"; TaxAmount: "Edm.Decimal"; CustomerGroup: "Edm.String"; Batch: "Edm.String"; Plant: "Edm.String"; StorageLocation: "Edm.String"; ShippingPoint: "Edm.String"; ShippingType: "Edm.String"; Route: "Edm.String"; DeliveryPriority: "Edm.String"; PartialDeliveryIsAllowed: "Edm.String"; MaxNmbrOfPartialDelivery: "Edm.Decimal"; DeliveryDateTypeRule: "Edm.String"; ReceivingPoint: "Edm.String"; DeliveryGroup: "Edm.String"; IncotermsClassification: "Edm.String"; IncotermsLocation1: "Edm.String"; IncotermsLocation2: "Edm.String"; IncotermsVersion: "Edm.String"; CustomerPaymentTerms: "Edm.String"; FixedValueDate: "Edm.Date"; CustomerPriceGroup: "Edm.String"; MaterialPricingGroup: "Edm.String"; BusinessArea: "Edm.String"; ProfitCenter: "Edm.String"; MatlAccountAssignmentGroup: "Edm.String"; WBSElementExternalID: "Edm.String"; ItemBillingBlockReason: "Edm.String"; SalesDocumentRjcnReason: "Edm.String"; ProductConfiguration: "Edm.String"; SDProcessStatus: "Edm.String"; SDDocumentRejectionStatus: "Edm.String"; DeliveryStatus: "Edm.String"; BillingBlockStatus: "Edm.String"; ItemGeneralIncompletionStatus: "Edm.String"; DeliveryBlockStatus: "Edm.String"; SlsOrderItemDownPaymentStatus: "Edm.String"; OrderRelatedBillingStatus: "Edm.String"; ChmlCmplncStatus: "Edm.String"; DangerousGoodsStatus: "Edm.String"; SafetyDataSheetStatus: "Edm.String"; TrdCmplncEmbargoSts: "Edm.String"; TrdCmplncSnctndListChkSts: "Edm.String"; OvrlTrdCmplncLegalCtrlChkSts: "Edm.String"; SAP__Messages: "Collection(com.sap.gateway.srvd_a2x.api_salesorder.v0001.SAP__Message)" };
@@ -883,10 +850,6 @@ export interface SalesOrderItem_TypeSpec {
   };
   computed: "SalesOrder" | "OriginallyRequestedMaterial" | "ConfdDelivQtyInOrderQtyUnit" | "OrderQuantitySAPUnit" | "OrderQuantityISOUnit" | "ReferenceSDDocument" | "ReferenceSDDocumentItem" | "ReferenceSDDocumentCategory" | "BusinessSolutionOrderItem" | "BusSolnOrdItemBundleItem" | "ConfirmedDeliveryDate" | "NetAmount" | "TransactionCurrency" | "TaxAmount" | "IncotermsVersion" | "BusinessArea" | "ProductConfiguration" | "SDProcessStatus" | "SDDocumentRejectionStatus" | "DeliveryStatus" | "BillingBlockStatus" | "ItemGeneralIncompletionStatus" | "DeliveryBlockStatus" | "SlsOrderItemDownPaymentStatus" | "OrderRelatedBillingStatus" | "ChmlCmplncStatus" | "DangerousGoodsStatus" | "SafetyDataSheetStatus" | "TrdCmplncEmbargoSts" | "TrdCmplncSnctndListChkSts" | "OvrlTrdCmplncLegalCtrlChkSts";
   immutable: "SalesOrder" | "SalesOrderItem";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /**
@@ -1197,11 +1160,11 @@ export interface SalesOrder_Type {
    * Order-Related Billing Status (All Items)
    */
   OverallOrdReltdBillgStatus: string;
-  SAP__Messages: Array<SAP__Message>;
+  SAP__Messages: SAP__Message[];
 }
 
 /** How the typed client sees com.sap.gateway.srvd_a2x.api_salesorder.v0001.SalesOrder_Type. */
-export interface SalesOrder_TypeSpec {
+export interface SalesOrder_TypeSpec extends SpecBase {
   props: SalesOrder_Type;
   key: { SalesOrder: string };
   edm: { SalesOrder: "Edm.String"; SalesOrderType: "Edm.String"; SalesOrderProcessingType: "Edm.String"; SoldToParty: "Edm.String"; SalesOrganization: "Edm.String"; DistributionChannel: "Edm.String"; ReferenceDistributionChannel: "Edm.String"; OrganizationDivision: "Edm.String"; SalesOffice: "Edm.String"; SalesGroup: "Edm.String"; SalesDistrict: "Edm.String"; CreatedByUser: "Edm.String"; CreationDate: "Edm.Date"; CreationTime: "Edm.TimeOfDay"; LastChangeDateTime: "Edm.DateTimeOffset"; LastChangedByUser: "Edm.String"; PurchaseOrderByCustomer: "Edm.String"; PurchaseOrderByShipToParty: "Edm.String"; CustomerPurchaseOrderType: "Edm.String"; CustomerPurchaseOrderDate: "Edm.Date"; BusinessSolutionOrder: "Edm.String"; ReferenceSDDocument: "Edm.String"; ReferenceSDDocumentCategory: "Edm.String"; SDDocumentReason: "Edm.String"; SalesOrderDate: "Edm.Date"; RequestedDeliveryDate: "Edm.Date"; PricingDate: "Edm.Date"; ServicesRenderedDate: "Edm.Date"; BillingDocumentDate: "Edm.Date"; TotalNetAmount: "Edm.Decimal"; TransactionCurrency: "Edm.String"; DeliveryDateTypeRule: "Edm.String"; ShippingCondition: "Edm.String"; CompleteDeliveryIsDefined: "Edm.Boolean"; SlsDocIsRlvtForProofOfDeliv: "Edm.Boolean"; ShippingType: "Edm.String"; ReceivingPoint: "Edm.String"; IncotermsClassification: "Edm.String"; IncotermsVersion: "Edm.String"; IncotermsLocation1: "Edm.String"; IncotermsLocation2: "Edm.String"; SDPricingProcedure: "Edm.String"; CustomerPriceGroup: "Edm.String"; PriceListType: "Edm.String"; FixedValueDate: "Edm.Date"; TaxDepartureCountry: "Edm.String"; VATRegistrationCountry: "Edm.String"; IsEUTriangularDeal: "Edm.Boolean"; CustomerPaymentTerms: "Edm.String"; PaymentMethod: "Edm.String"; BillingCompanyCode: "Edm.String"; ControllingArea: "Edm.String"; CustomerAccountAssignmentGroup: "Edm.String"; AssignmentReference: "Edm.String"; AccountingDocExternalReference: "Edm.String"; CustomerCreditAccount: "Edm.String"; HeaderBillingBlockReason: "Edm.String"; DeliveryBlockReason: "Edm.String"; SalesOrderApprovalReason: "Edm.String"; CustomerGroup: "Edm.String"; AdditionalCustomerGroup1: "Edm.String"; AdditionalCustomerGroup2: "Edm.String"; AdditionalCustomerGroup3: "Edm.String"; AdditionalCustomerGroup4: "Edm.String"; AdditionalCustomerGroup5: "Edm.String"; OverallSDProcessStatus: "Edm.String"; OverallDeliveryBlockStatus: "Edm.String"; OverallBillingBlockStatus: "Edm.String"; OverallDeliveryStatus: "Edm.String"; TotalCreditCheckStatus: "Edm.String"; OverallSDDocumentRejectionSts: "Edm.String"; TotalBlockStatus: "Edm.String"; HdrGeneralIncompletionStatus: "Edm.String"; OvrlItmGeneralIncompletionSts: "Edm.String"; OverallSDDocReferenceStatus: "Edm.String"; SalesDocApprovalStatus: "Edm.String"; OverallChmlCmplncStatus: "Edm.String"; OverallDangerousGoodsStatus: "Edm.String"; OverallSafetyDataSheetStatus: "Edm.String"; OverallTrdCmplncEmbargoSts: "Edm.String"; OvrlTrdCmplncSnctndListChkSts: "Edm.String"; OvrlTrdCmplncLegalCtrlChkSts: "Edm.String"; SalesOrderDownPaymentStatus: "Edm.String"; OverallOrdReltdBillgStatus: "Edm.String"; SAP__Messages: "Collection(com.sap.gateway.srvd_a2x.api_salesorder.v0001.SAP__Message)" };
@@ -1213,10 +1176,6 @@ export interface SalesOrder_TypeSpec {
   };
   computed: "SalesOrderProcessingType" | "ReferenceDistributionChannel" | "CreatedByUser" | "CreationDate" | "CreationTime" | "LastChangeDateTime" | "LastChangedByUser" | "BusinessSolutionOrder" | "ReferenceSDDocument" | "ReferenceSDDocumentCategory" | "TotalNetAmount" | "SDPricingProcedure" | "BillingCompanyCode" | "ControllingArea" | "CustomerCreditAccount" | "SalesOrderApprovalReason" | "OverallSDProcessStatus" | "OverallDeliveryBlockStatus" | "OverallBillingBlockStatus" | "OverallDeliveryStatus" | "TotalCreditCheckStatus" | "OverallSDDocumentRejectionSts" | "TotalBlockStatus" | "HdrGeneralIncompletionStatus" | "OvrlItmGeneralIncompletionSts" | "OverallSDDocReferenceStatus" | "SalesDocApprovalStatus" | "OverallChmlCmplncStatus" | "OverallDangerousGoodsStatus" | "OverallSafetyDataSheetStatus" | "OverallTrdCmplncEmbargoSts" | "OvrlTrdCmplncSnctndListChkSts" | "OvrlTrdCmplncLegalCtrlChkSts" | "SalesOrderDownPaymentStatus" | "OverallOrdReltdBillgStatus";
   immutable: "SalesOrder" | "SalesOrderType";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /**
@@ -1323,7 +1282,7 @@ export interface VarConfignAssignedValue_Type {
 }
 
 /** How the typed client sees com.sap.gateway.srvd_a2x.api_salesorder.v0001.VarConfignAssignedValue_Type. */
-export interface VarConfignAssignedValue_TypeSpec {
+export interface VarConfignAssignedValue_TypeSpec extends SpecBase {
   props: VarConfignAssignedValue_Type;
   key: { VarConfigurationBusObjectKey: string; VarConfigurationBusObjectType: string; VarConfignInstceInternalID: number; Characteristic: string; VariantConfigurationValueID: string };
   edm: { VarConfigurationBusObjectKey: "Edm.String"; VarConfigurationBusObjectType: "Edm.String"; VarConfignInstceInternalID: "Edm.Int32"; Characteristic: "Edm.String"; VariantConfigurationValueID: "Edm.String"; VarCnfCharacteristicValue: "Edm.String"; VarCnfCharcValueDescription: "Edm.String"; VarCnfCharcFromQuantity: "Edm.Decimal"; VarCnfCharcFromQuantityUnit: "Edm.String"; VarCnfCharcFromQuantityISOUnit: "Edm.String"; VarCnfCharcToQuantity: "Edm.Decimal"; VarCnfCharcToQuantityUnit: "Edm.String"; VarCnfCharcToQuantityISOUnit: "Edm.String"; VarCnfCharcFromNumericValue: "Edm.Decimal"; VarCnfCharcToNumericValue: "Edm.Decimal"; VarCnfCharcFromDate: "Edm.Date"; VarCnfCharcFromTime: "Edm.TimeOfDay"; VarCnfCharcFromAmount: "Edm.Decimal"; VarCnfCharcToAmount: "Edm.Decimal"; VarCnfCharcCurrency: "Edm.String"; VarConfignValueAssignmentType: "Edm.Int32" };
@@ -1333,10 +1292,6 @@ export interface VarConfignAssignedValue_TypeSpec {
   };
   computed: "VarConfigurationBusObjectKey" | "VarConfigurationBusObjectType" | "VarConfignInstceInternalID" | "Characteristic" | "VariantConfigurationValueID" | "VarCnfCharcValueDescription" | "VarCnfCharcFromQuantityUnit" | "VarCnfCharcFromQuantityISOUnit" | "VarCnfCharcToQuantity" | "VarCnfCharcToQuantityUnit" | "VarCnfCharcToQuantityISOUnit" | "VarCnfCharcToNumericValue" | "VarCnfCharcToAmount" | "VarCnfCharcCurrency" | "VarConfignValueAssignmentType";
   immutable: "VarConfigurationBusObjectKey" | "VarConfigurationBusObjectType" | "VarConfignInstceInternalID" | "Characteristic" | "VariantConfigurationValueID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /**
@@ -1411,7 +1366,7 @@ export interface SalesOrderScheduleLine_Type {
 }
 
 /** How the typed client sees com.sap.gateway.srvd_a2x.api_salesorder.v0001.SalesOrderScheduleLine_Type. */
-export interface SalesOrderScheduleLine_TypeSpec {
+export interface SalesOrderScheduleLine_TypeSpec extends SpecBase {
   props: SalesOrderScheduleLine_Type;
   key: { SalesOrder: string; SalesOrderItem: string; ScheduleLine: string };
   edm: { SalesOrder: "Edm.String"; SalesOrderItem: "Edm.String"; ScheduleLine: "Edm.String"; ScheduleLineCategory: "Edm.String"; ScheduleLineOrderQuantity: "Edm.Decimal"; OrderQuantitySAPUnit: "Edm.String"; OrderQuantityISOUnit: "Edm.String"; RequestedDeliveryDate: "Edm.Date"; ConfirmedDeliveryDate: "Edm.Date"; ConfdOrderQtyByMatlAvailCheck: "Edm.Decimal"; DeliveredQtyInOrderQtyUnit: "Edm.Decimal"; OpenConfdDelivQtyInOrdQtyUnit: "Edm.Decimal"; CorrectedQtyInOrderQtyUnit: "Edm.Decimal"; DelivBlockReasonForSchedLine: "Edm.String"; PurchaseRequisition: "Edm.String"; PurchaseRequisitionItem: "Edm.String"; GoodsMovementType: "Edm.String" };
@@ -1421,10 +1376,6 @@ export interface SalesOrderScheduleLine_TypeSpec {
   };
   computed: "SalesOrder" | "SalesOrderItem" | "ScheduleLine" | "OrderQuantitySAPUnit" | "OrderQuantityISOUnit" | "ConfirmedDeliveryDate" | "ConfdOrderQtyByMatlAvailCheck" | "DeliveredQtyInOrderQtyUnit" | "OpenConfdDelivQtyInOrdQtyUnit" | "PurchaseRequisition" | "PurchaseRequisitionItem" | "GoodsMovementType";
   immutable: "SalesOrder" | "SalesOrderItem" | "ScheduleLine";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /** Complex type com.sap.gateway.srvd_a2x.api_salesorder.v0001.SAP__Message. */
@@ -1432,7 +1383,7 @@ export interface SAP__Message {
   code: string;
   message: string;
   target: string | null;
-  additionalTargets: Array<string>;
+  additionalTargets: string[];
   transition: boolean;
   numericSeverity: number;
   longtextUrl: string | null;

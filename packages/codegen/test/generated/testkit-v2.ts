@@ -5,6 +5,9 @@
 /** An empty map of the spec (no navigation, no operations, no parameters). */
 type EmptyMap = Record<never, never>;
 
+/** What a spec has unless it says otherwise: no navigation, no bound operations. */
+interface SpecBase { nav: EmptyMap; actions: EmptyMap; functions: EmptyMap; collectionActions: EmptyMap; collectionFunctions: EmptyMap }
+
 /** Entity type Demo.Product. */
 export interface Product {
   ID: number;
@@ -20,7 +23,7 @@ export interface Product {
 }
 
 /** How the typed client sees Demo.Product. */
-export interface ProductSpec {
+export interface ProductSpec extends SpecBase {
   props: Product;
   key: { ID: number };
   edm: { ID: "Edm.Int32"; Name: "Edm.String"; Description: "Edm.String"; Price: "Edm.Decimal"; Stock: "Edm.Int64"; Rating: "Edm.Double"; Active: "Edm.Boolean"; ReleaseDate: "Edm.DateTime"; Guid: "Edm.Guid"; CategoryID: "Edm.Int32" };
@@ -29,10 +32,6 @@ export interface ProductSpec {
   };
   computed: never;
   immutable: "ID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -43,7 +42,7 @@ export interface Category {
 }
 
 /** How the typed client sees Demo.Category. */
-export interface CategorySpec {
+export interface CategorySpec extends SpecBase {
   props: Category;
   key: { ID: number };
   edm: { ID: "Edm.Int32"; Name: "Edm.String" };
@@ -52,10 +51,6 @@ export interface CategorySpec {
   };
   computed: never;
   immutable: "ID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -67,17 +62,12 @@ export interface OrderItem {
 }
 
 /** How the typed client sees Demo.OrderItem. */
-export interface OrderItemSpec {
+export interface OrderItemSpec extends SpecBase {
   props: OrderItem;
   key: { OrderID: number; ItemNo: string };
   edm: { OrderID: "Edm.Int32"; ItemNo: "Edm.String"; Quantity: "Edm.Int32" };
-  nav: EmptyMap;
   computed: never;
   immutable: "OrderID" | "ItemNo";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -94,7 +84,7 @@ export interface Order {
 }
 
 /** How the typed client sees Demo.Order. */
-export interface OrderSpec {
+export interface OrderSpec extends SpecBase {
   props: Order;
   key: { ID: number };
   edm: { ID: "Edm.Int32"; Customer: "Edm.String"; Amount: "Edm.Decimal"; Quantity: "Edm.Int64"; Status: "Edm.String"; DeliveryDate: "Edm.DateTime"; Attachment: "Edm.Binary"; ModifiedAt: "Edm.DateTime" };
@@ -103,10 +93,6 @@ export interface OrderSpec {
   };
   computed: never;
   immutable: "ID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 
@@ -119,17 +105,12 @@ export interface OrderLine {
 }
 
 /** How the typed client sees Demo.OrderLine. */
-export interface OrderLineSpec {
+export interface OrderLineSpec extends SpecBase {
   props: OrderLine;
   key: { ID: number };
   edm: { ID: "Edm.Int32"; OrderID: "Edm.Int32"; Product: "Edm.String"; Qty: "Edm.Int32" };
-  nav: EmptyMap;
   computed: never;
   immutable: "ID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
   odataVersion: "2.0";
 }
 

@@ -5,6 +5,9 @@
 /** An empty map of the spec (no navigation, no operations, no parameters). */
 type EmptyMap = Record<never, never>;
 
+/** What a spec has unless it says otherwise: no navigation, no bound operations. */
+interface SpecBase { nav: EmptyMap; actions: EmptyMap; functions: EmptyMap; collectionActions: EmptyMap; collectionFunctions: EmptyMap }
+
 /** Entity type Demo.Product. */
 export interface Product {
   ID: number;
@@ -20,7 +23,7 @@ export interface Product {
 }
 
 /** How the typed client sees Demo.Product. */
-export interface ProductSpec {
+export interface ProductSpec extends SpecBase {
   props: Product;
   key: { ID: number };
   edm: { ID: "Edm.Int32"; Name: "Edm.String"; Description: "Edm.String"; Price: "Edm.Decimal"; Stock: "Edm.Int64"; Rating: "Edm.Double"; Active: "Edm.Boolean"; ReleaseDate: "Edm.DateTimeOffset"; Guid: "Edm.Guid"; CategoryID: "Edm.Int32" };
@@ -29,10 +32,6 @@ export interface ProductSpec {
   };
   computed: never;
   immutable: "ID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /** Entity type Demo.Category. */
@@ -42,7 +41,7 @@ export interface Category {
 }
 
 /** How the typed client sees Demo.Category. */
-export interface CategorySpec {
+export interface CategorySpec extends SpecBase {
   props: Category;
   key: { ID: number };
   edm: { ID: "Edm.Int32"; Name: "Edm.String" };
@@ -51,10 +50,6 @@ export interface CategorySpec {
   };
   computed: never;
   immutable: "ID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /** Entity type Demo.OrderItem. */
@@ -65,17 +60,12 @@ export interface OrderItem {
 }
 
 /** How the typed client sees Demo.OrderItem. */
-export interface OrderItemSpec {
+export interface OrderItemSpec extends SpecBase {
   props: OrderItem;
   key: { OrderID: number; ItemNo: string };
   edm: { OrderID: "Edm.Int32"; ItemNo: "Edm.String"; Quantity: "Edm.Int32" };
-  nav: EmptyMap;
   computed: never;
   immutable: "OrderID" | "ItemNo";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /** Entity type Demo.Order. */
@@ -91,7 +81,7 @@ export interface Order {
 }
 
 /** How the typed client sees Demo.Order. */
-export interface OrderSpec {
+export interface OrderSpec extends SpecBase {
   props: Order;
   key: { ID: number };
   edm: { ID: "Edm.Int32"; Customer: "Edm.String"; Amount: "Edm.Decimal"; Quantity: "Edm.Int64"; Status: "Edm.String"; DeliveryDate: "Edm.DateTimeOffset"; Attachment: "Edm.Binary"; ModifiedAt: "Edm.DateTimeOffset" };
@@ -103,7 +93,6 @@ export interface OrderSpec {
   actions: {
     "Demo.Approve": { params: { Comment?: string | null }; returns: Order | null };
   };
-  functions: EmptyMap;
   collectionActions: {
     "Demo.CloseAll": { params: EmptyMap; returns: number | null };
   };
@@ -121,7 +110,7 @@ export interface OrderLine {
 }
 
 /** How the typed client sees Demo.OrderLine. */
-export interface OrderLineSpec {
+export interface OrderLineSpec extends SpecBase {
   props: OrderLine;
   key: { ID: number };
   edm: { ID: "Edm.Int32"; OrderID: "Edm.Int32"; Product: "Edm.String"; Qty: "Edm.Int32" };
@@ -130,10 +119,6 @@ export interface OrderLineSpec {
   };
   computed: never;
   immutable: "ID";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /** Complex type Demo.JobResult. */

@@ -5,6 +5,9 @@
 /** An empty map of the spec (no navigation, no operations, no parameters). */
 type EmptyMap = Record<never, never>;
 
+/** What a spec has unless it says otherwise: no navigation, no bound operations. */
+interface SpecBase { nav: EmptyMap; actions: EmptyMap; functions: EmptyMap; collectionActions: EmptyMap; collectionFunctions: EmptyMap }
+
 /** Entity type Trippin.Person. */
 export interface Person {
   UserName: string;
@@ -13,15 +16,15 @@ export interface Person {
   MiddleName: string | null;
   Gender: PersonGender;
   Age: string | null;
-  Emails: Array<string | null>;
-  AddressInfo: Array<Location | null>;
+  Emails: (string | null)[];
+  AddressInfo: (Location | null)[];
   HomeAddress: Location | null;
   FavoriteFeature: Feature;
-  Features: Array<Feature>;
+  Features: Feature[];
 }
 
 /** How the typed client sees Trippin.Person. */
-export interface PersonSpec {
+export interface PersonSpec extends SpecBase {
   props: Person;
   key: { UserName: string };
   edm: { UserName: "Edm.String"; FirstName: "Edm.String"; LastName: "Edm.String"; MiddleName: "Edm.String"; Gender: "Trippin.PersonGender"; Age: "Edm.Int64"; Emails: "Collection(Edm.String)"; AddressInfo: "Collection(Trippin.Location)"; HomeAddress: "Trippin.Location"; FavoriteFeature: "Trippin.Feature"; Features: "Collection(Trippin.Feature)" };
@@ -38,10 +41,8 @@ export interface PersonSpec {
   };
   functions: {
     "Trippin.GetFavoriteAirline": { params: EmptyMap; returns: Airline | null };
-    "Trippin.GetFriendsTrips": { params: { userName: string }; returns: Array<Trip> };
+    "Trippin.GetFriendsTrips": { params: { userName: string }; returns: Trip[] };
   };
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /** Entity type Trippin.Airline. */
@@ -51,17 +52,12 @@ export interface Airline {
 }
 
 /** How the typed client sees Trippin.Airline. */
-export interface AirlineSpec {
+export interface AirlineSpec extends SpecBase {
   props: Airline;
   key: { AirlineCode: string };
   edm: { AirlineCode: "Edm.String"; Name: "Edm.String" };
-  nav: EmptyMap;
   computed: never;
   immutable: "AirlineCode";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /** Entity type Trippin.Airport. */
@@ -73,17 +69,12 @@ export interface Airport {
 }
 
 /** How the typed client sees Trippin.Airport. */
-export interface AirportSpec {
+export interface AirportSpec extends SpecBase {
   props: Airport;
   key: { IcaoCode: string };
   edm: { Name: "Edm.String"; IcaoCode: "Edm.String"; IataCode: "Edm.String"; Location: "Trippin.AirportLocation" };
-  nav: EmptyMap;
   computed: never;
   immutable: "IcaoCode";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /** Complex type Trippin.Location. */
@@ -116,13 +107,13 @@ export interface Trip {
   Name: string | null;
   Budget: number;
   Description: string | null;
-  Tags: Array<string | null>;
+  Tags: (string | null)[];
   StartsAt: string;
   EndsAt: string;
 }
 
 /** How the typed client sees Trippin.Trip. */
-export interface TripSpec {
+export interface TripSpec extends SpecBase {
   props: Trip;
   key: { TripId: number };
   edm: { TripId: "Edm.Int32"; ShareId: "Edm.Guid"; Name: "Edm.String"; Budget: "Edm.Single"; Description: "Edm.String"; Tags: "Collection(Edm.String)"; StartsAt: "Edm.DateTimeOffset"; EndsAt: "Edm.DateTimeOffset" };
@@ -131,12 +122,9 @@ export interface TripSpec {
   };
   computed: never;
   immutable: "TripId";
-  actions: EmptyMap;
   functions: {
-    "Trippin.GetInvolvedPeople": { params: EmptyMap; returns: Array<Person> };
+    "Trippin.GetInvolvedPeople": { params: EmptyMap; returns: Person[] };
   };
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /** Entity type Trippin.PlanItem. */
@@ -149,17 +137,12 @@ export interface PlanItem {
 }
 
 /** How the typed client sees Trippin.PlanItem. */
-export interface PlanItemSpec {
+export interface PlanItemSpec extends SpecBase {
   props: PlanItem;
   key: { PlanItemId: number };
   edm: { PlanItemId: "Edm.Int32"; ConfirmationCode: "Edm.String"; StartsAt: "Edm.DateTimeOffset"; EndsAt: "Edm.DateTimeOffset"; Duration: "Edm.Duration" };
-  nav: EmptyMap;
   computed: never;
   immutable: "PlanItemId";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /** Entity type Trippin.Event. */
@@ -169,17 +152,9 @@ export interface Event extends PlanItem {
 }
 
 /** How the typed client sees Trippin.Event. */
-export interface EventSpec {
+export interface EventSpec extends PlanItemSpec {
   props: Event;
-  key: { PlanItemId: number };
-  edm: { PlanItemId: "Edm.Int32"; ConfirmationCode: "Edm.String"; StartsAt: "Edm.DateTimeOffset"; EndsAt: "Edm.DateTimeOffset"; Duration: "Edm.Duration"; OccursAt: "Trippin.EventLocation"; Description: "Edm.String" };
-  nav: EmptyMap;
-  computed: never;
-  immutable: "PlanItemId";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
+  edm: PlanItemSpec["edm"] & { OccursAt: "Trippin.EventLocation"; Description: "Edm.String" };
 }
 
 /** Entity type Trippin.PublicTransportation. */
@@ -188,17 +163,9 @@ export interface PublicTransportation extends PlanItem {
 }
 
 /** How the typed client sees Trippin.PublicTransportation. */
-export interface PublicTransportationSpec {
+export interface PublicTransportationSpec extends PlanItemSpec {
   props: PublicTransportation;
-  key: { PlanItemId: number };
-  edm: { PlanItemId: "Edm.Int32"; ConfirmationCode: "Edm.String"; StartsAt: "Edm.DateTimeOffset"; EndsAt: "Edm.DateTimeOffset"; Duration: "Edm.Duration"; SeatNumber: "Edm.String" };
-  nav: EmptyMap;
-  computed: never;
-  immutable: "PlanItemId";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
+  edm: PlanItemSpec["edm"] & { SeatNumber: "Edm.String" };
 }
 
 /** Entity type Trippin.Flight. */
@@ -207,21 +174,14 @@ export interface Flight extends PublicTransportation {
 }
 
 /** How the typed client sees Trippin.Flight. */
-export interface FlightSpec {
+export interface FlightSpec extends PublicTransportationSpec {
   props: Flight;
-  key: { PlanItemId: number };
-  edm: { PlanItemId: "Edm.Int32"; ConfirmationCode: "Edm.String"; StartsAt: "Edm.DateTimeOffset"; EndsAt: "Edm.DateTimeOffset"; Duration: "Edm.Duration"; SeatNumber: "Edm.String"; FlightNumber: "Edm.String" };
+  edm: PublicTransportationSpec["edm"] & { FlightNumber: "Edm.String" };
   nav: {
     Airline: { target: AirlineSpec; many: false };
     From: { target: AirportSpec; many: false };
     To: { target: AirportSpec; many: false };
   };
-  computed: never;
-  immutable: "PlanItemId";
-  actions: EmptyMap;
-  functions: EmptyMap;
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /** Entity type Trippin.Employee. */
@@ -230,28 +190,12 @@ export interface Employee extends Person {
 }
 
 /** How the typed client sees Trippin.Employee. */
-export interface EmployeeSpec {
+export interface EmployeeSpec extends PersonSpec {
   props: Employee;
-  key: { UserName: string };
-  edm: { UserName: "Edm.String"; FirstName: "Edm.String"; LastName: "Edm.String"; MiddleName: "Edm.String"; Gender: "Trippin.PersonGender"; Age: "Edm.Int64"; Emails: "Collection(Edm.String)"; AddressInfo: "Collection(Trippin.Location)"; HomeAddress: "Trippin.Location"; FavoriteFeature: "Trippin.Feature"; Features: "Collection(Trippin.Feature)"; Cost: "Edm.Int64" };
-  nav: {
-    Friends: { target: PersonSpec; many: true };
-    BestFriend: { target: PersonSpec; many: false };
-    Trips: { target: TripSpec; many: true };
+  edm: PersonSpec["edm"] & { Cost: "Edm.Int64" };
+  nav: PersonSpec["nav"] & {
     Peers: { target: PersonSpec; many: true };
   };
-  computed: never;
-  immutable: "UserName";
-  actions: {
-    "Trippin.UpdateLastName": { params: { lastName: string }; returns: boolean };
-    "Trippin.ShareTrip": { params: { userName: string; tripId: number }; returns: void };
-  };
-  functions: {
-    "Trippin.GetFavoriteAirline": { params: EmptyMap; returns: Airline | null };
-    "Trippin.GetFriendsTrips": { params: { userName: string }; returns: Array<Trip> };
-  };
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /** Entity type Trippin.Manager. */
@@ -261,28 +205,12 @@ export interface Manager extends Person {
 }
 
 /** How the typed client sees Trippin.Manager. */
-export interface ManagerSpec {
+export interface ManagerSpec extends PersonSpec {
   props: Manager;
-  key: { UserName: string };
-  edm: { UserName: "Edm.String"; FirstName: "Edm.String"; LastName: "Edm.String"; MiddleName: "Edm.String"; Gender: "Trippin.PersonGender"; Age: "Edm.Int64"; Emails: "Collection(Edm.String)"; AddressInfo: "Collection(Trippin.Location)"; HomeAddress: "Trippin.Location"; FavoriteFeature: "Trippin.Feature"; Features: "Collection(Trippin.Feature)"; Budget: "Edm.Int64"; BossOffice: "Trippin.Location" };
-  nav: {
-    Friends: { target: PersonSpec; many: true };
-    BestFriend: { target: PersonSpec; many: false };
-    Trips: { target: TripSpec; many: true };
+  edm: PersonSpec["edm"] & { Budget: "Edm.Int64"; BossOffice: "Trippin.Location" };
+  nav: PersonSpec["nav"] & {
     DirectReports: { target: PersonSpec; many: true };
   };
-  computed: never;
-  immutable: "UserName";
-  actions: {
-    "Trippin.UpdateLastName": { params: { lastName: string }; returns: boolean };
-    "Trippin.ShareTrip": { params: { userName: string; tripId: number }; returns: void };
-  };
-  functions: {
-    "Trippin.GetFavoriteAirline": { params: EmptyMap; returns: Airline | null };
-    "Trippin.GetFriendsTrips": { params: { userName: string }; returns: Array<Trip> };
-  };
-  collectionActions: EmptyMap;
-  collectionFunctions: EmptyMap;
 }
 
 /** Enum type Trippin.PersonGender: Male = 0, Female = 1, Unknown = 2. */

@@ -52,6 +52,19 @@ export async function shop(): Promise<void> {
   void od.from('Books').create({});
   // @ts-expect-error Books: Capabilities.DeleteRestrictions/Deletable <Bool>false</Bool>
   void od.from('Books').key('b').delete();
+  // Specs of derived types: Book extends Item's (adding an action), Ebook's is written in full (its own computed property).
+  await od.from('Books').key('b').action('Shop.Catalog.Archive', {}).execute();
+  await od.from('Books').key('b').action('Shop.Catalog.Lend', { Days: 7 }).execute();
+  await od.from('Ebooks').key('e').action('Shop.Catalog.Lend', { Days: 7 }).execute();
+  await od.from('Ebooks').create({ ItemID: '1', Isbn: null, Published: null });
+  const ebook: number = (await od.from('Ebooks').key('e').get()).Downloads;
+  void ebook;
+  // @ts-expect-error Lend is bound to Book, not to Product
+  void od.from('Products').key(1).action('Shop.Catalog.Lend', { Days: 7 });
+  // @ts-expect-error Lend's Days is required (Book's actions map overrides Item's)
+  void od.from('Books').key('b').action('Shop.Catalog.Lend', {});
+  // @ts-expect-error Ebook.Downloads is Core.Computed
+  void od.from('Ebooks').create({ ItemID: '1', Isbn: null, Published: null, Downloads: 1 });
   // @ts-expect-error the singleton Featured: Capabilities.UpdateRestrictions/Updatable false
   void od.singleton('Featured').update({});
 }
