@@ -93,7 +93,8 @@ function pageOf(page: Record<string, unknown>, v2: boolean): { items: unknown[];
 
 /** How the items of one delta level are read: the decoder, and the set and type they belong to when known. */
 interface Level {
-  readonly decode: (raw: unknown) => unknown;
+  /** Decodes an entity of the given type as `stream()` does (Doubles' `"INF"`/`"NaN"`, dates, v2 values). */
+  readonly decode: (raw: unknown, type: EntityTypeInfo | undefined) => unknown;
   readonly protocol: ODataProtocol;
   readonly metadata: ServiceMetadata | undefined;
   /** The entity set of this level's items (the query's, for the top level), when known. */
@@ -182,7 +183,7 @@ function changeOf(item: Record<string, unknown>, level: Level, nested = false): 
     return { kind: context.endsWith('$link') ? 'link' : 'deletedLink', source: str(item['source']) ?? '', relationship: str(item['relationship']) ?? '', target: str(item['target']) ?? '' };
   }
   const { rest, related } = nestedOf(item, level);
-  const value = withoutControl(level.decode(rest));
+  const value = withoutControl(level.decode(rest, level.type));
   return related === undefined ? { kind: 'entity', value } : { kind: 'entity', value, related } as DeltaChange<unknown>;
 }
 
@@ -255,9 +256,14 @@ export class DeltaSync<T = Record<string, unknown>> {
     // 4.01 removals (`@removed`, by `@id` or key), `@context`, nested `@delta`. Both forms are read.
     if (protocol.version === '4.0' && this.maxVersion !== undefined) headers['odata-maxversion'] = this.maxVersion;
     const { largeNumbers, dates, precision } = this.host.writeSettings();
-    const decodeRecord = recordDecoder(protocol, { dates });
-    const decode = (raw: unknown): unknown => (decodeRecord ? decodeRecord(raw, { largeNumbers, dates, metadata: this.host.loadedMetadata(), entityType: undefined }) : raw);
-    const level: Level = { decode, protocol, metadata: this.host.loadedMetadata(), set: topLevelSet(this.host.serviceURL, start), type: entityType };
+    const metadata = this.host.loadedMetadata();
+    // Entities (top level and nested) are decoded by their type as `stream()` decodes them; removals are left as sent.
+    const decode = (raw: unknown, type: EntityTypeInfo | undefined): unknown => {
+      const ctx = { largeNumbers, dates, metadata, entityType: type };
+      const decodeRecord = recordDecoder(protocol, ctx);
+      return decodeRecord ? decodeRecord(raw, ctx) : raw;
+    };
+    const level: Level = { decode, protocol, metadata, set: topLevelSet(this.host.serviceURL, start), type: entityType };
     const pages = new PageCounter();
     const entitySet = entitySetOf(this.host.serviceURL, start);
     // Aborts the page prefetched when the caller stops reading (or its signal aborts).

@@ -1,7 +1,7 @@
 import { ConfigError } from '@sluice/core';
 import { checkCallOptions } from '../call-options.js';
 import type { EntityTypeInfo } from '../metadata/model.js';
-import type { ODataProtocol } from '../protocol/types.js';
+import type { DecodeContext, ODataProtocol } from '../protocol/types.js';
 import { encodeOptionValue } from '../query/state.js';
 import { checkIdentifier } from '../query/names.js';
 import { ifMatchOf, type ETagSource } from '../write/etag.js';
@@ -126,7 +126,7 @@ export class ActionCall<T = unknown> extends OperationCall<ActionCall<T>> {
       return { isAsync: true, location: resolvedLocation, value: undefined, status: 202 };
     }
     const json = await readJsonAnswer(response, { parse: resultParser(this.host, protocol, resolved.returnType), error: 'ODataFormatError' });
-    return { isAsync: false, location: resolvedLocation, value: json === undefined ? undefined : protocol.write.operationResult(json, resolved.name, resolved.returnType) as T, status: response.status };
+    return { isAsync: false, location: resolvedLocation, value: json === undefined ? undefined : protocol.write.operationResult(json, resolved.name, resolved.returnType, resultDecode(this.host, resolved.returnType)) as T, status: response.status };
   }
 }
 
@@ -149,7 +149,7 @@ export class FunctionCall<T = unknown> extends OperationCall<FunctionCall<T>> {
     const span = { type: 'function' as const, name: this.name, entitySet: this.binding === undefined ? undefined : entitySetOf(this.host.serviceURL, url) };
     const response = await sendWrite(this.host, protocol, { method: resolved.method, url, headers: postHeaders(resolved.method, call.body), options, span });
     const json = await readJsonAnswer(response, { parse: resultParser(this.host, protocol, resolved.returnType), error: 'ODataFormatError' });
-    return protocol.write.operationResult(json, resolved.name, resolved.returnType) as T;
+    return protocol.write.operationResult(json, resolved.name, resolved.returnType, resultDecode(this.host, resolved.returnType)) as T;
   }
 }
 
@@ -167,6 +167,16 @@ function resultParser(host: WriteHost, protocol: ODataProtocol, returnType: stri
   if (name === 'Edm.Int64' || name === 'Edm.Decimal') return bodyParser(settings, protocol, undefined, 'entity', VALUE);
   const type = name === undefined ? undefined : host.loadedMetadata()?.entityTypes.get(name);
   return bodyParser(settings, protocol, type, collection === undefined ? 'entity' : 'collection');
+}
+
+/** How an entity (or collection of entities) result is decoded, as reads decode them; undefined when the return type is no entity type of the model. */
+function resultDecode(host: WriteHost, returnType: string | undefined): DecodeContext | undefined {
+  const name = /^Collection\((.+)\)$/.exec(returnType ?? '')?.[1] ?? returnType;
+  const metadata = host.loadedMetadata();
+  const entityType = name === undefined ? undefined : metadata?.entityTypes.get(name);
+  if (entityType === undefined) return undefined;
+  const { largeNumbers, dates } = host.writeSettings();
+  return { largeNumbers, dates, metadata, entityType };
 }
 
 /** Turns `{ Name: value }` into parameter pairs. @internal */

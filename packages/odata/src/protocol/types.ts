@@ -1,19 +1,11 @@
-import type { EntityTypeInfo, ServiceMetadata } from '../metadata/model.js';
 import type { Literal } from '../query/literal.js';
+import type { DecodeContext } from './decode-context.js';
 import type { WriteProtocol } from './write.js';
+
+export type { DecodeContext } from './decode-context.js';
 
 /** OData protocol versions sluice speaks. */
 export type ODataVersion = '2.0' | '4.0';
-
-/** What a protocol needs to decode records: how to treat Int64/Decimal and what `$metadata` says. */
-export interface DecodeContext {
-  /** Keep Int64 and Decimal as strings (default) or turn them into numbers. */
-  largeNumbers: 'string' | 'number';
-  /** Instants (`Edm.DateTimeOffset`, v2 `Edm.DateTime`) as ISO 8601 strings (default) or `Date` objects. */
-  dates?: 'string' | 'Date' | undefined;
-  metadata: ServiceMetadata | undefined;
-  entityType: EntityTypeInfo | undefined;
-}
 
 /** Next link and count read from a page's envelope. */
 export interface PageInfo {

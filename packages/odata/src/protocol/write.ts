@@ -1,4 +1,5 @@
 import type { Literal } from '../query/literal.js';
+import type { DecodeContext } from './decode-context.js';
 
 /** The JSON of the literals both versions write alike (null, booleans, Int32), else undefined. */
 export function commonJson({ kind, text }: Literal): { json: unknown } | undefined {
@@ -47,6 +48,9 @@ export interface WriteProtocol {
   actionCall(name: string, params: readonly OperationParam[]): OperationRequest;
   /** Whether operations can be bound to an entity or collection (v4). */
   readonly boundOperations: boolean;
-  /** The result of a function or action from its response body; `returnType` as `$metadata` declares it, when loaded. */
-  operationResult(body: unknown, name: string, returnType?: string): unknown;
+  /**
+   * The result of a function or action from its response body; `returnType` as `$metadata` declares it, when loaded.
+   * With `decode` (its `entityType` the return type's, or its collection's, entity type), entities are decoded as reads decode them.
+   */
+  operationResult(body: unknown, name: string, returnType?: string, decode?: DecodeContext): unknown;
 }

@@ -69,13 +69,13 @@ export const v2Write: WriteProtocol = {
     return { path: name, query: params.map((p) => [p.name, p.literal()] as const), body: undefined };
   },
   boundOperations: false,
-  operationResult(body, name, returnType) {
-    return floatResult(v2Result(body, name, returnType), name, returnType);
+  operationResult(body, name, returnType, decode) {
+    return floatResult(v2Result(body, name, returnType, decode?.entityType === undefined ? RESULT : decode), name, returnType);
   },
 };
 
-/** A v2 operation's answer unwrapped (`d`, a primitive's wrapper, `results`) and decoded. */
-function v2Result(body: unknown, name: string, returnType: string | undefined): unknown {
+/** A v2 operation's answer unwrapped (`d`, a primitive's wrapper, `results`) and decoded (by the return type's entity type when `ctx` has it). */
+function v2Result(body: unknown, name: string, returnType: string | undefined, ctx: DecodeContext): unknown {
   const d = object(body)?.['d'];
   const o = object(d);
   if (o === undefined) return d;
@@ -85,8 +85,8 @@ function v2Result(body: unknown, name: string, returnType: string | undefined): 
     const value = o[name];
     const record = object(value);
     if (record === undefined) return value;
-    return primitiveWrapper(record, returnType) ? record['value'] : decodeV2Record(record, RESULT);
+    return primitiveWrapper(record, returnType) ? record['value'] : decodeV2Record(record, ctx);
   }
-  if (Array.isArray(o['results'])) return (o['results'] as unknown[]).map((r) => decodeV2Record(r, RESULT));
-  return decodeV2Record(o, RESULT);
+  if (Array.isArray(o['results'])) return (o['results'] as unknown[]).map((r) => decodeV2Record(r, ctx));
+  return decodeV2Record(o, ctx);
 }
