@@ -1,6 +1,7 @@
 import { PageError, type EntityTypeInfo, type ODataClient, type Query, type StreamItem } from '@sluice/odata';
 import { formatCount, formatSeconds, createProgress, recordsText, type Progress, type ProgressMode } from './progress.js';
 import { columnsOf, csv, jsonArray, ndjson, type FormatName, type RecordFormat } from './formats.js';
+import { EncodedText, FLUSH_BYTES } from './encoded-text.js';
 import type { DeltaFlags } from './delta-export.js';
 import { explainNotFound } from './entity-set-check.js';
 import { FileSink, OutputClosed, StreamSink, type Sink } from './output.js';
@@ -23,9 +24,6 @@ export interface ExportFlags extends ConnectionFlags, QueryFlags, DeltaFlags, Pi
   /** `--compression` of a Parquet export (snappy, zstd, gzip, none). */
   compression?: string;
 }
-
-/** Text is handed to the output in pieces of about this size (whole records only; fewer, larger writes cost less CPU). */
-export const FLUSH_CHARS = 256 * 1024;
 
 /** The entity type of `entitySet` in `$metadata`, if the service gives it. */
 async function entityTypeOf(od: ODataClient, entitySet: string, signal: AbortSignal): Promise<EntityTypeInfo | undefined> {
@@ -103,14 +101,14 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
     const progress = createProgress(flags.quiet || (dataOnScreen && flags.progress === 'auto') ? 'never' : flags.progress, terminal.stderr);
     const started = performance.now();
     let records = 0;
-    let text = '';
+    const out = new EncodedText();
     try {
       if (progress.active && !delta) countInBackground(query, flags, progress, signal);
       let format: RecordFormat | undefined;
       const open = async (first: unknown): Promise<RecordFormat> => {
         const chosen = flags.format === 'csv' ? await csvFormat(od, entitySet, flags, first, delta !== undefined, signal)
           : flags.format === 'json' ? jsonArray() : ndjson;
-        text += chosen.begin();
+        out.add(chosen.begin());
         return chosen;
       };
       for await (const batch of delta === undefined ? queryBatches(query, flags, signal) : delta.records) {
@@ -129,28 +127,29 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
         }
         if (values.length === 0) continue;
         format ??= await open(values[0]);
+        let text = '';
         for (const value of values) text += format.record(value);
+        out.add(text);
         records += values.length;
-        if (text.length >= FLUSH_CHARS) {
-          await sink.write(text);
-          text = '';
+        if (out.bytes >= FLUSH_BYTES) {
+          await sink.write(out.take());
           progress.update(records);
         }
       }
       if (signal.aborted) throw signal.reason;
       if (!parquet) {
         format ??= await open(undefined);
-        await sink.write(text + format.end());
+        out.add(format.end());
+        await sink.write(out.take());
       }
-      text = '';
       await sink.commit();
       await delta?.commit();
       progress.update(records);
       progress.stop();
     } catch (error) {
       progress.stop();
-      // Only whole records are in `text`: stdout keeps them, a file is removed unfinished.
-      if (sink instanceof StreamSink && text) await sink.write(text).catch(() => undefined);
+      // Only whole records are in `out`: stdout keeps them, a file is removed unfinished.
+      if (sink instanceof StreamSink && out.bytes > 0) await sink.write(out.take()).catch(() => undefined);
       await sink.discard();
       if (error instanceof OutputClosed) return;
       if (signal.aborted && !flags.quiet) {

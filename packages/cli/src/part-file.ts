@@ -1,5 +1,6 @@
 import type { ODataClient, Query } from '@sluice/odata';
-import { csvFormat, FLUSH_CHARS, queryBatches, skipRetried, type ExportFlags } from './export.js';
+import { csvFormat, queryBatches, skipRetried, type ExportFlags } from './export.js';
+import { EncodedText, FLUSH_BYTES } from './encoded-text.js';
 import { jsonArray, ndjson, type RecordFormat } from './formats.js';
 import { FileSink } from './output.js';
 import { openParquet } from './parquet-export.js';
@@ -18,12 +19,12 @@ export async function writePartFile(
   const sink = await FileSink.open(path);
   let records = 0;
   let reported = 0;
-  let text = '';
+  const out = new EncodedText();
   try {
     let format: RecordFormat | undefined;
     const open = async (first: unknown): Promise<RecordFormat> => {
       const chosen = flags.format === 'csv' ? await csvFormat(od, entitySet, flags, first, false, signal) : flags.format === 'json' ? jsonArray() : ndjson;
-      text += chosen.begin();
+      out.add(chosen.begin());
       return chosen;
     };
     for await (const batch of queryBatches(query, flags, signal)) {
@@ -35,18 +36,20 @@ export async function writePartFile(
       const values = batch.value;
       if (values.length === 0) continue;
       format ??= await open(values[0]);
+      let text = '';
       for (const value of values) text += format.record(value);
+      out.add(text);
       records += values.length;
-      if (text.length >= FLUSH_CHARS) {
-        await sink.write(text);
-        text = '';
+      if (out.bytes >= FLUSH_BYTES) {
+        await sink.write(out.take());
         onRecords(records - reported);
         reported = records;
       }
     }
     if (signal.aborted) throw signal.reason;
     format ??= await open(undefined);
-    await sink.write(text + format.end());
+    out.add(format.end());
+    await sink.write(out.take());
     await sink.commit();
     onRecords(records - reported);
     return records;
