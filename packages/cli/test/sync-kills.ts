@@ -1,8 +1,11 @@
-// `sluice sync` runs SIGKILLed at random points of a first load and of delta reads, then run again. The points come
-// from a seeded PRNG: the seed is in the test's title and in a failure's message, and SLUICE_KILL_SEED=<seed> repeats
-// them. A point is the n-th page request of a run and a moment: as the request arrives (before it is served), or a
-// random delay after it (while the page is parsed, written, committed, or while the run waits for its next page: every
-// later request is held until the kill, so the kill always lands before the next page is served).
+// `sluice sync` runs SIGKILLed at random points of a first load, of delta reads, of a reload after a refused delta
+// link and of a snapshot, then run again. The points come from a seeded PRNG: the seed is in the test's title and in a
+// failure's message, and SLUICE_KILL_SEED=<seed> repeats them. A point is either timed from the test server (the n-th
+// page request of a run, killed as it arrives or a random delay after it, every later request held until the kill),
+// or a step inside the sink's commit sequence where the child kills itself (the test hook SLUICE_SYNC_KILL_AT of
+// @sluice/sink: rows written but not committed, state written, committed, swapped, before the swap, mid-COPY), which a
+// timed kill cannot hit when SQLite commits in microseconds. Each phase deals its steps from a shuffled deck, so every
+// plan kills at least once with a page's rows written and not committed, during the load and during a delta read.
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
@@ -31,18 +34,48 @@ export function prng(seed: number): () => number {
 }
 
 /** Where a run is killed: at the `page`-th request `isPage` matches, `delayMs` after it arrived (undefined: on arrival). */
-interface KillPoint { page: number; delayMs: number | undefined }
+interface ServerPoint { page: number; delayMs: number | undefined }
+/** A step of the sink's commit sequence (SLUICE_SYNC_KILL_AT), the `n`-th time the run reaches it. */
+interface StepPoint { step: KillStep; n: number }
+type KillPoint = ServerPoint | StepPoint;
+type KillStep = 'copying' | 'rows-written' | 'swapped' | 'state-written' | 'committed' | 'before-swap';
+/** What a deck deals: a step, or `server` (a point timed from the server). */
+type Card = KillStep | 'server';
 
 /** A point at a page from `min` to `max`: on arrival (a quarter of the points) or 0-40 ms after, small delays likelier. */
-function pointIn(rnd: () => number, min: number, max: number): KillPoint {
+function pointIn(rnd: () => number, min: number, max: number): ServerPoint {
   const page = min + Math.floor(rnd() * (max - min + 1));
   return { page, delayMs: rnd() < 0.25 ? undefined : Math.floor(rnd() ** 2 * 40) };
 }
 
-const shown = (p: KillPoint): string => `page ${p.page} ${p.delayMs === undefined ? 'on arrival' : `+${p.delayMs} ms`}`;
+/** `card` as a point: a server point from `min` to `max`, or the step's `n`-th time from `min` to `max` (swaps happen once). */
+function pointOf(rnd: () => number, card: Card, min: number, max: number): KillPoint {
+  if (card === 'server') return pointIn(rnd, min, max);
+  const once = card === 'swapped' || card === 'before-swap';
+  return { step: card, n: once ? 1 : min + Math.floor(rnd() * (max - min + 1)) };
+}
+
+/** The cards in a seeded random order. */
+function shuffled(rnd: () => number, cards: readonly Card[]): Card[] {
+  const out = [...cards];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+const pick = <T>(rnd: () => number, of: readonly T[]): T => of[Math.floor(rnd() * of.length)]!;
+
+const shown = (p: KillPoint): string => ('step' in p ? `at ${p.step} #${p.n}` : `page ${p.page} ${p.delayMs === undefined ? 'on arrival' : `+${p.delayMs} ms`}`);
 
 /** Runs `args` and SIGKILLs it at `point`; resolves with how it ended (null: it exited first). */
 async function killAt(kit: SyncKit, args: string[], isPage: (req: IncomingMessage) => boolean, point: KillPoint): Promise<NodeJS.Signals | null> {
+  if ('step' in point) {
+    const child = kit.cli().spawn(args, { env: { ...process.env, SLUICE_SYNC_KILL_AT: `${point.step}:${point.n}` } });
+    const [, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    return signal;
+  }
   let child: ChildProcess | undefined;
   let pages = 0;
   let armed = false;
@@ -82,6 +115,8 @@ async function cleanRun(kit: SyncKit, args: string[]): Promise<string | undefine
 
 /** The target of a test file: the sync arguments for a table, and the check that the table equals the service. */
 export interface KillTarget {
+  /** PostgreSQL adds the mid-COPY step. */
+  dialect: 'sqlite' | 'postgres';
   args(table: string): string[];
   /** Asserts the table equals the service (every key once, values equal) and no staging table is left. */
   check(table: string): Promise<void>;
@@ -92,26 +127,37 @@ const isLoadRequest = (req: IncomingMessage): boolean => /\$metadata/.test(req.u
 
 /**
  * With 18 orders paged one a page: table `a` is killed at $metadata, then three times in a row at random load points
- * (the last at its 3rd page request or later, so a page was committed), orders change, and the next run resumes the
- * load from a next link; tables `b` and `c` are killed once each at a random load point, then loaded to the end. On
- * `a`, after nine changes: one random delta point, more changes, a run to the end; nine changes, two random points in a
- * row, a run to the end. `target.check` follows every run to the end. Resolves with the tables it made.
+ * (the last after a page was committed), orders change, and the next run resumes the load
+ * from a next link; tables `b` and `c` are killed once each at a random load point, then loaded to the end. On `a`,
+ * after nine changes: one random delta point, more changes, a run to the end; nine changes, two random points in a
+ * row, a run to the end. A snapshot table `s` is killed twice while it reloads, once at or just before its swap; then
+ * `a`'s delta link is refused (410) and its reload killed twice, the second time at the swap or at a page's rows. The five
+ * load points deal rows-written, state-written, committed, mid-COPY (PostgreSQL) and server points from a shuffled
+ * deck, the three delta points rows-written, another step and a server point. `target.check` follows every run to
+ * the end. Resolves with the tables it made.
  */
 export async function killAtRandom(kit: SyncKit, target: KillTarget, seed = KILL_SEED): Promise<string[]> {
   const rnd = prng(seed);
   const trail: string[] = [];
-  const killed = async (table: string, isPage: (req: IncomingMessage) => boolean, point: KillPoint, what: string): Promise<void> => {
+  const pg = target.dialect === 'postgres';
+  const steps: KillStep[] = pg ? ['state-written', 'committed', 'copying'] : ['state-written', 'committed'];
+  const killed = async (table: string, isPage: (req: IncomingMessage) => boolean, point: KillPoint, what: string, extra: string[] = []): Promise<void> => {
     trail.push(`${table} ${what} ${shown(point)}`);
-    const signal = await killAt(kit, target.args(table), isPage, point);
+    const signal = await killAt(kit, [...target.args(table), ...extra], isPage, point);
     if (signal !== 'SIGKILL') throw new Error(`not killed at ${what} ${shown(point)} (ended with ${signal})`);
   };
   try {
     for (let i = 0; i < 18; i++) await kit.od().from('Orders').create({ Customer: `start-${i}`, Amount: '10.50', Quantity: '9007199254740993' });
     await killed('a', isLoadRequest, { page: 1, delayMs: undefined }, 'load');
     const writes = kit.srv().writes!;
+    const loadDeck = shuffled(rnd, pg ? ['rows-written', 'state-written', 'committed', 'copying', 'server'] : ['rows-written', 'state-written', 'committed', 'server', 'server']);
     writes.fullReadPageSize = 1;
     try {
-      for (const [min, max] of [[1, 4], [1, 4], [4, 6]] as const) await killed('a', isLoadRequest, pointIn(rnd, min, max), 'load');
+      // The last after a committed page: a server point from the 4th request on, a step from its 2nd time on.
+      for (const last of [false, false, true]) {
+        const card = loadDeck.pop()!;
+        await killed('a', isLoadRequest, pointOf(rnd, card, last ? (card === 'server' ? 4 : 2) : 1, last ? (card === 'server' ? 6 : 4) : 4), 'load');
+      }
       // Changes during the load: the first order updated, the second deleted, one created.
       const [first, second] = [...writes.store.orders.keys()].sort((a, b) => a - b);
       await kit.od().from('Orders').key(first!).update({ Status: 'during' }, { etag: '*' });
@@ -122,25 +168,51 @@ export async function killAtRandom(kit: SyncKit, target: KillTarget, seed = KILL
       await cleanRun(kit, target.args('a')); // the delta read brings the changes made during the load
       await target.check('a');
       for (const table of ['b', 'c']) {
-        await killed(table, isLoadRequest, pointIn(rnd, 1, 9), 'load');
+        await killed(table, isLoadRequest, pointOf(rnd, loadDeck.pop()!, 1, 9), 'load');
         await cleanRun(kit, target.args(table));
         await target.check(table);
       }
     } finally {
       writes.fullReadPageSize = undefined;
     }
+    // Nine changes make five delta pages of two.
+    const deltaDeck = shuffled(rnd, ['rows-written', pick(rnd, steps), 'server']);
     await change(kit, 'first');
-    await killed('a', isDeltaPage, pointIn(rnd, 1, 3), 'delta');
+    await killed('a', isDeltaPage, pointOf(rnd, deltaDeck.pop()!, 1, 3), 'delta');
     await change(kit, 'meanwhile');
     await cleanRun(kit, target.args('a'));
     await target.check('a');
     await change(kit, 'second');
-    for (let i = 0; i < 2; i++) await killed('a', isDeltaPage, pointIn(rnd, 1, 2), 'delta');
+    for (let i = 0; i < 2; i++) await killed('a', isDeltaPage, pointOf(rnd, deltaDeck.pop()!, 1, 2), 'delta');
     await cleanRun(kit, target.args('a'));
     await target.check('a');
+    // A snapshot (one page): loaded, then killed while it reloads, at or before its swap and at another step.
+    const snapshot = ['--mode', 'snapshot'];
+    await cleanRun(kit, [...target.args('s'), ...snapshot]);
+    await change(kit, 'fourth');
+    for (const card of shuffled(rnd, [pick(rnd, ['swapped', 'before-swap'] as const), pick(rnd, ['rows-written', ...steps] as const)])) {
+      await killed('s', () => false, pointOf(rnd, card, 1, 1), 'snapshot', snapshot);
+    }
+    await cleanRun(kit, [...target.args('s'), ...snapshot]);
+    await target.check('s');
+    // The kept delta link refused: a reload in pages of three, killed at its swap or a page's rows, and at another point.
+    await change(kit, 'third');
+    writes.store.expiredBefore = writes.store.seq;
+    writes.fullReadPageSize = 3;
+    try {
+      // The swap or rows second: the first kill leaves at least six pages, so any point of the second is reached.
+      for (const card of [pick(rnd, [...steps, 'server'] as const), pick(rnd, ['swapped', 'rows-written'] as const)]) {
+        await killed('a', isLoadRequest, pointOf(rnd, card, 1, 3), 'reload');
+      }
+      await cleanRun(kit, target.args('a'));
+      await target.check('a');
+    } finally {
+      writes.fullReadPageSize = undefined;
+      writes.store.expiredBefore = 0;
+    }
   } catch (e) {
     if (e instanceof Error) e.message += `\nkill points (seed ${seed}; SLUICE_KILL_SEED=${seed} repeats them): ${trail.join('; ')}`;
     throw e;
   }
-  return ['a', 'b', 'c'];
+  return ['a', 'b', 'c', 's'];
 }

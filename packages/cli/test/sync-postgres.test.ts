@@ -31,8 +31,9 @@ async function tables(): Promise<string[]> {
 }
 
 describe('sluice sync into PostgreSQL', () => {
-  it(`killed with SIGKILL at random points of first loads and of delta reads (seed ${KILL_SEED}), then run again: the table equals the service`, async () => {
+  it(`killed with SIGKILL at random points of first loads, delta reads, a reload and a snapshot (seed ${KILL_SEED}), then run again: the table equals the service`, async () => {
     const made = await killAtRandom(kit, {
+      dialect: 'postgres',
       args: (table) => ['sync', kit.srv().v4, 'Orders', '--into', server.url, '--table', table, '--quiet'],
       check: async (table) => {
         const rows = await tableRows(table);

@@ -21,10 +21,11 @@ const tableRows = (path: string, table = 'Orders'): Row[] =>
   query(path, `SELECT ID, Customer, Status, Amount, CAST(Quantity AS TEXT) AS Quantity FROM "${table}" ORDER BY ID`) as unknown as Row[];
 
 describe('sluice sync into SQLite', () => {
-  it(`killed with SIGKILL at random points of first loads and of delta reads (seed ${KILL_SEED}), then run again: the table equals the service`, async () => {
+  it(`killed with SIGKILL at random points of first loads, delta reads, a reload and a snapshot (seed ${KILL_SEED}), then run again: the table equals the service`, async () => {
     const path = join(kit.dir(), 'killed.db');
     const args = (table: string): string[] => ['sync', kit.srv().v4, 'Orders', '--into', `sqlite:${path}`, '--table', table, '--quiet'];
     const tables = await killAtRandom(kit, {
+      dialect: 'sqlite',
       args,
       check: async (table) => {
         const rows = tableRows(path, table);
@@ -79,7 +80,7 @@ describe('sluice sync into SQLite', () => {
     expect(tableRows(path)).toEqual(await serviceRows(kit.od()));
   });
 
-  it('bad input exits 2 before anything is read: no --into, an unknown scheme, a key left out of --select', async () => {
+  it('bad input exits 2 before anything is read: no --into, an unknown scheme, a key left out of --select, a malformed kill hook', async () => {
     const srv = kit.srv();
     const before = srv.requests.length;
     const none = await kit.cli().run(['sync', srv.v4, 'Orders']);
@@ -91,6 +92,9 @@ describe('sluice sync into SQLite', () => {
     const select = await kit.cli().run(['sync', srv.v4, 'Orders', '--into', `sqlite:${join(kit.dir(), 'sel.db')}`, '--select', 'Customer']);
     expect(select.code).toBe(2);
     expect(select.stderr).toMatch(/--select leaves out the key ID of Orders/);
+    const hook = await kit.cli().run(['sync', srv.v4, 'Orders', '--into', `sqlite:${join(kit.dir(), 'hook.db')}`], { env: { SLUICE_SYNC_KILL_AT: 'rows:1' } });
+    expect(hook.code).toBe(2);
+    expect(hook.stderr).toMatch(/SLUICE_SYNC_KILL_AT \(a test hook\) must be <step>:<n> with a step of copying, rows-written, .* got "rows:1"/);
     expect(srv.requests.slice(before).filter((r) => /\/Orders/.test(r.url))).toEqual([]);
   });
 });

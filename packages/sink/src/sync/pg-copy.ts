@@ -4,6 +4,7 @@ import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Column } from '../columns.js';
+import { killPlanned, reached } from './kill-at.js';
 import { ident } from './sql-types.js';
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
@@ -56,6 +57,14 @@ export type SubmitQuery = (submittable: Writable) => Writable;
 /** Copies `rows` into `table`'s `columns`: one COPY; its failure (a duplicate key, a bad value) rejects. */
 export async function copyRows(submit: SubmitQuery, table: string, columns: readonly Column[], encoder: CopyEncoder, rows: readonly unknown[][]): Promise<void> {
   const stream = submit(copyFrom(`COPY ${ident(table)} (${columns.map((c) => ident(c.name)).join(', ')}) FROM STDIN`));
-  stream.end(Buffer.from(encoder.text(rows), 'utf8'));
+  const data = Buffer.from(encoder.text(rows), 'utf8');
+  if (killPlanned) {
+    // The test hook's mid-COPY point: the first half is on its way to the server before the process dies.
+    await new Promise<void>((resolve, reject) => stream.write(data.subarray(0, data.length >> 1), (e) => (e ? reject(e) : resolve())));
+    reached('copying');
+    stream.end(data.subarray(data.length >> 1));
+  } else {
+    stream.end(data);
+  }
   await finished(stream);
 }

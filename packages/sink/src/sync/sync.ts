@@ -13,6 +13,7 @@ import type { SqlTarget } from './sql-target.js';
 import { ident, sqlType } from './sql-types.js';
 import { deleteState, ensureStateTable, readState, STATE_TABLE, writeState, type SyncState } from './state.js';
 import { openTarget } from './target.js';
+import { checkKillPlan, killPlanned, reached } from './kill-at.js';
 
 /** Options of {@link syncEntitySet}. */
 export interface SyncOptions {
@@ -134,13 +135,19 @@ class Run {
         const applied = await applyChanges(this.target, into, this.rows, page.changes);
         this.upserted += applied.upserted;
         this.deleted += applied.deleted;
-        if (last && loading) await this.target.swap(into, this.table);
+        if (killPlanned) reached('rows-written');
+        if (last && loading) {
+          await this.target.swap(into, this.table);
+          if (killPlanned) reached('swapped');
+        }
         const mode = last && page.deltaLink === undefined ? 'snapshot' : 'delta';
         await writeState(this.target, last
           ? this.state({ mode, phase: 'tracking', resumeLink: page.deltaLink }, previous)
           : loading ? this.state({ mode, phase: 'loading', loadTable: into, resumeLink: page.nextLink, runs: previous?.runs ?? 0 }, previous)
             : this.state({ mode, phase: 'tracking', resumeLink: link, nextLink: page.nextLink, runs: previous?.runs ?? 0 }, previous));
+        if (killPlanned) reached('state-written');
       });
+      if (killPlanned) reached('committed');
       this.progress();
       if (last) return page.deltaLink === undefined ? 'snapshot' : 'delta';
     }
@@ -165,13 +172,19 @@ class Run {
       await this.target.transaction(async () => {
         const applied = await applyChanges(this.target, staging, this.rows, page.value.map((value) => ({ kind: 'entity' as const, value })));
         this.upserted += applied.upserted;
+        if (killPlanned) reached('rows-written');
       });
+      if (killPlanned) reached('committed');
       this.progress();
     }
+    if (killPlanned) reached('before-swap');
     await this.target.transaction(async () => {
       await this.target.swap(staging, this.table);
+      if (killPlanned) reached('swapped');
       await writeState(this.target, this.state({ mode: 'snapshot', phase: 'tracking' }, previous));
+      if (killPlanned) reached('state-written');
     });
+    if (killPlanned) reached('committed');
   }
 }
 
@@ -223,6 +236,7 @@ export async function syncEntitySet(options: SyncOptions): Promise<SyncResult> {
   const table = options.table ?? options.entitySet;
   checkTable(table);
   checkPartitionSettings(options);
+  checkKillPlan();
   const target = typeof options.into === 'string' ? await openTarget(options.into) : options.into;
   try {
     await target.lock(table);
