@@ -37,7 +37,7 @@ export { resolveReference } from './url/rfc3986.js';
 export { PathBuilder, encodePathSegment } from './url/path-builder.js';
 export { encodeQueryComponent, serializeQuery, type QueryInit, type QueryValue } from './url/query.js';
 export { TransportTimeoutError, isTransportTimeout, type Transport, type TransportRequest, type TransportResponse, type TransportBody, type BodyInit } from './transport/types.js';
-export { UndiciTransport, type UndiciTransportOptions } from './transport/undici.js';
+export { UndiciTransport, type UndiciDispatcher, type UndiciTransportOptions } from './transport/undici.js';
 export { ProxyError, type ProxyOption } from './transport/proxy.js';
 export type { TLSOptions, TLSMaterial } from './transport/tls.js';
 export { FetchTransport, type FetchTransportOptions } from './transport/fetch.js';

@@ -7,6 +7,21 @@ import { resolveProxy, toProxyError, type ProxyOption } from './proxy.js';
 import { resolveTLS, type TLSOptions } from './tls.js';
 import { TransportTimeoutError, type Transport, type TransportBody, type TransportRequest, type TransportResponse } from './types.js';
 
+/**
+ * An undici dispatcher (`Agent`, `Pool`, `Client`, `ProxyAgent`, `MockAgent`, ... of the undici version your
+ * application uses), as {@link UndiciTransportOptions} `dispatcher` takes it: described by the methods the
+ * transport relies on rather than by undici's own `Dispatcher` type, so that these declarations do not load
+ * undici's types (and, through them, Node's) into every program that imports `@sluice/core`.
+ */
+export interface UndiciDispatcher {
+  /** Sends one request (the transport calls `request({ origin, path, method, headers, body, signal })`). */
+  request(options: object): Promise<object>;
+  /** Starts one request with a handler (what undici's `request()` is built on). */
+  dispatch(options: object, handler: object): boolean;
+  /** Closes the dispatcher gracefully (the transport never calls it: the dispatcher is yours). */
+  close(): Promise<void>;
+}
+
 /** Options of {@link UndiciTransport}. */
 export interface UndiciTransportOptions {
   /** Most sockets per origin. Default 128. */
@@ -21,10 +36,10 @@ export interface UndiciTransportOptions {
    */
   decompress?: boolean | undefined;
   /**
-   * An undici dispatcher of your own (a tuned `Agent`, a `MockAgent`). The transport does not close it.
+   * An undici dispatcher of your own (a tuned `Agent`, a `Pool`, a `MockAgent`). The transport does not close it.
    * It cannot be combined with `proxy` or `tls`, which configure the transport's own dispatchers.
    */
-  dispatcher?: Dispatcher | undefined;
+  dispatcher?: UndiciDispatcher | undefined;
   /**
    * Proxy for every request: `'env'` (default) honours `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY`, read once
    * now; a URL sends everything through that proxy (https targets through a `CONNECT` tunnel); `false`
@@ -254,7 +269,8 @@ export class UndiciTransport implements Transport {
       if (options.proxy !== undefined || options.tls !== undefined) {
         throw new ConfigError(options.proxy !== undefined ? 'proxy' : 'tls', 'cannot be combined with dispatcher: configure your own dispatcher instead');
       }
-      this.dispatcher = options.dispatcher;
+      // What UndiciDispatcher describes is undici's Dispatcher, as the application's undici version declares it.
+      this.dispatcher = options.dispatcher as Dispatcher;
       this.insecureTLS = false;
       this.clientCertificate = undefined;
       return;
