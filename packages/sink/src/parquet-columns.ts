@@ -4,7 +4,7 @@
 import type { Column } from './columns.js';
 import { SinkError } from './errors.js';
 import {
-  binaryBytes, dateText, decimalText, epochDays, float, guidBytes, inInt64, instantValue, int32, int64Value, text, timeNanos, inUnit, unscaledValue,
+  binaryBytes, dateText, decimalText, epochDays, float, guidBytes, inInt64, instantValue, int32, int64Value, jsonText, text, timeNanos, inUnit, unscaledValue,
 } from './values.js';
 
 /** Statistics of a column chunk, in the forms hyparquet-writer's footer writer takes (bigints for INT64 and decimals). */
@@ -368,7 +368,7 @@ export function columnBuffer(column: Column, capacity: number, element: Readonly
     }
     case 'guid': return new UuidBuffer(c, capacity);
     case 'binary': return new ByteArrayBuffer(c, capacity, (v) => binaryBytes(c, v));
-    case 'json': return new ByteArrayBuffer(c, capacity, (v) => JSON.stringify(v));
+    case 'json': return new ByteArrayBuffer(c, capacity, (v) => jsonText(v));
     case 'duration':
     case 'string': return new ByteArrayBuffer(c, capacity, (v) => (typeof v === 'string' ? v : text(v)));
   }

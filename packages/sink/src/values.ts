@@ -155,9 +155,19 @@ export function guidText(column: Column, value: unknown): string {
   return value.toLowerCase();
 }
 
-/** A text column's value: strings as they are, other scalars as text, objects as JSON. */
+/** JSON has no Infinity or NaN (JSON.stringify writes null): they are written as OData JSON writes them, `"INF"`, `"-INF"`, `"NaN"`. */
+function odataNumber(_key: string, value: unknown): unknown {
+  return typeof value === 'number' && !Number.isFinite(value) ? (value > 0 ? 'INF' : value < 0 ? '-INF' : 'NaN') : value;
+}
+
+/** A complex or collection value as JSON text; a Double's `Infinity`, `-Infinity` or `NaN` inside as `"INF"`, `"-INF"`, `"NaN"` (not null). */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value, odataNumber);
+}
+
+/** A text column's value: strings as they are, other scalars as text, objects as JSON ({@link jsonText}). */
 export function text(value: unknown): string {
-  return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return typeof value === 'string' ? value : typeof value === 'object' ? jsonText(value) : String(value);
 }
 
 // Fast paths of the Parquet writer: the common shapes of a value parsed without a regex or a bigint, anything

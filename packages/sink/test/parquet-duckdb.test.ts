@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { parquetMetadata } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ParquetRecordWriter, type ParquetCodec } from '../src/index.js';
-import { COLUMNS } from './parquet-fixture.js';
+import { col, COLUMNS } from './parquet-fixture.js';
 
 
 const ROWS = 3000;
@@ -38,6 +39,25 @@ function row(i: number): Record<string, unknown> {
     Address: { City: `Köln ${i}`, Zip: null },
   };
 }
+
+const FLOAT_COLUMNS = [
+  col('ID', 'Edm.Int32', 'int', { bits: 32, signed: true, nullable: false, key: true }),
+  col('Rate', 'Edm.Double', 'double'),
+  col('Ratio', 'Edm.Single', 'single'),
+  col('Range', 'Demo.Range', 'json'),
+];
+/** Three row groups of four: infinities and NaN, finite values and NaN, NaN only (strings as a client without the model hands them out). */
+const FLOAT_ROWS = [
+  { ID: 1, Rate: Infinity, Ratio: -Infinity, Range: { Low: -Infinity, High: 1 } },
+  { ID: 2, Rate: NaN, Ratio: NaN, Range: { Low: NaN, High: Infinity } },
+  { ID: 3, Rate: -Infinity, Ratio: 0.5, Range: null },
+  { ID: 4, Rate: 1.5, Ratio: 'INF', Range: { Low: 2, High: 3 } },
+  { ID: 5, Rate: NaN, Ratio: NaN, Range: null },
+  { ID: 6, Rate: 2, Ratio: 0.25, Range: null },
+  { ID: 7, Rate: 'NaN', Ratio: 'NaN', Range: null },
+  { ID: 8, Rate: 0.5, Ratio: -0.75, Range: null },
+  ...[9, 10, 11, 12].map((ID) => ({ ID, Rate: NaN, Ratio: ID % 2 ? 'NaN' : NaN, Range: null })),
+];
 
 let dir: string;
 let db: DuckDBInstance;
@@ -136,5 +156,45 @@ describe('Parquet read back by DuckDB', () => {
     expect(of(2, 'Name')).toMatchObject({ stats_min_value: 'Product 2002', stats_null_count: BigInt(Array.from({ length: 1000 }, (_, k) => 2000 + k).filter((i) => i % 7 === 6).length) });
     const count = await rows(`SELECT count(*)::INTEGER AS n FROM read_parquet('${path}') WHERE Big > 9223372036854775000`);
     expect(count[0]!['n']).toBe(Array.from({ length: ROWS }, (_, i) => i).filter((i) => i % 7 !== 6 && i % 2 === 0 && 9223372036854775807n - BigInt(i) > 9223372036854775000n).length);
+  });
+});
+
+// Infinity, -Infinity and NaN (as the client decodes "INF", "-INF", "NaN"): DOUBLE and FLOAT keep them, no statistic
+// min or max is NaN (a row group of NaNs only has none; infinities are bounds), JSON columns hold them as "INF"/"NaN".
+describe('Parquet: Infinity, -Infinity and NaN Doubles read back by DuckDB', () => {
+  it('DOUBLE and FLOAT keep them; statistics bound the other values and are absent for a NaN-only group; JSON columns say "INF"/"NaN"', async () => {
+    const parts: Uint8Array[] = [];
+    const writer = await ParquetRecordWriter.open({ columns: FLOAT_COLUMNS, output: async (b) => { parts.push(b.slice()); }, codec: 'SNAPPY', rowGroupSize: 4 });
+    for (const row of FLOAT_ROWS) await writer.add(row);
+    await writer.close();
+    const path = join(dir, 'floats.parquet');
+    const file = Buffer.concat(parts);
+    await writeFile(path, file);
+
+    const back = await rows(`SELECT ID, Rate, Ratio, Range::VARCHAR AS Range FROM read_parquet('${path}') ORDER BY ID`);
+    expect(back.slice(0, 4)).toEqual([
+      { ID: 1, Rate: Infinity, Ratio: -Infinity, Range: '{"Low":"-INF","High":1}' },
+      { ID: 2, Rate: NaN, Ratio: NaN, Range: '{"Low":"NaN","High":"INF"}' },
+      { ID: 3, Rate: -Infinity, Ratio: 0.5, Range: null },
+      { ID: 4, Rate: 1.5, Ratio: Infinity, Range: '{"Low":2,"High":3}' },
+    ]);
+    expect(back.slice(4).map((r) => [r['ID'], r['Rate'], r['Ratio']])).toEqual([[5, NaN, NaN], [6, 2, 0.25], [7, NaN, NaN], [8, 0.5, -0.75], ...[9, 10, 11, 12].map((ID) => [ID, NaN, NaN])]);
+
+    // The footer's statistics as written (hyparquet reads them as they are): infinities bound, NaN never does.
+    const md = parquetMetadata(file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer);
+    const bounds = md.row_groups.map((g) => g.columns.slice(1, 3).map((c) => [c.meta_data!.statistics?.min_value, c.meta_data!.statistics?.max_value]));
+    expect(bounds).toEqual([
+      [[-Infinity, Infinity], [-Infinity, Infinity]],
+      [[0.5, 2], [-0.75, 0.25]],
+      [[undefined, undefined], [undefined, undefined]],
+    ]);
+    // DuckDB sees the finite bounds (it reports none for infinite ones) and none for the NaN-only group.
+    const stats = await rows(`SELECT row_group_id::INTEGER AS g, stats_min_value AS min, stats_max_value AS max
+      FROM parquet_metadata('${path}') WHERE path_in_schema = 'Rate' ORDER BY g`);
+    expect(stats.slice(1)).toEqual([{ g: 1, min: '0.5', max: '2.0' }, { g: 2, min: null, max: null }]);
+    // DuckDB filters by those statistics: no row is lost to a bound.
+    expect(await rows(`SELECT count(*)::INTEGER AS n FROM read_parquet('${path}') WHERE isinf(Rate)`)).toEqual([{ n: 2 }]);
+    expect(await rows(`SELECT count(*)::INTEGER AS n FROM read_parquet('${path}') WHERE isnan(Rate)`)).toEqual([{ n: 7 }]);
+    expect(await rows(`SELECT count(*)::INTEGER AS n FROM read_parquet('${path}') WHERE Rate BETWEEN 0 AND 3`)).toEqual([{ n: 3 }]);
   });
 });

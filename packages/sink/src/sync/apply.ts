@@ -31,16 +31,22 @@ export class RowMaker {
     return this.keys;
   }
 
-  /** The row of a record; a missing or null value of a non-nullable column is a SinkError. */
+  /** The row of a record; a missing or null value of a non-nullable column, or a value its column cannot hold, is a SinkError naming the record's key. */
   row(record: Readonly<Record<string, unknown>>): unknown[] {
-    return this.columns.map((c, i) => {
-      const value = record[c.name];
-      if (value === null || value === undefined) {
-        if (!c.nullable) throw new SinkError(`column ${c.name} is not nullable, but a record has no value for it`, 'value');
-        return null;
-      }
-      return this.convert[i]!(value);
-    });
+    try {
+      return this.columns.map((c, i) => {
+        const value = record[c.name];
+        if (value === null || value === undefined) {
+          if (!c.nullable) throw new SinkError(`column ${c.name} is not nullable, but a record has no value for it`, 'value');
+          return null;
+        }
+        return this.convert[i]!(value);
+      });
+    } catch (error) {
+      if (!(error instanceof SinkError) || this.keys.length === 0) throw error;
+      const key = this.keys.map((k) => `${k.name}=${JSON.stringify(record[k.name]) ?? 'undefined'}`).join(', ');
+      throw new SinkError(`${error.message} (the record with key ${key})`, error.code, { cause: error });
+    }
   }
 
   /** The key values of a row. */

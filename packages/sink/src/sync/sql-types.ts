@@ -1,8 +1,9 @@
 // Column types and value conversion of the SQL targets (the README's "SQL types" table). SQLite tables are
 // STRICT, so a value of the wrong type is refused rather than stored under another type.
 import type { Column } from '../columns.js';
+import { SinkError } from '../errors.js';
 import {
-  binaryBytes, dateText, decimalText, epochNanos, float, guidText, inUnit, int32, int64, isoUTC, text, timeNanos, timeText, unscaledDecimal,
+  binaryBytes, dateText, decimalText, epochNanos, float, guidText, inUnit, int32, int64, isoUTC, jsonText, text, timeNanos, timeText, unscaledDecimal,
 } from '../values.js';
 
 /** The SQL dialects `sluice sync` writes. */
@@ -78,10 +79,16 @@ export function sqlValue(dialect: Dialect, column: Column): (value: unknown) => 
         return decimalText(column, v);
       };
     }
+    // PostgreSQL reads 'Infinity', '-Infinity' and 'NaN' (COPY text and parameters alike). SQLite keeps
+    // infinities in a REAL but reads NaN back as NULL: refused rather than lost.
     case 'double': case 'single': return pg ? (v) => {
       const n = float(column, v);
       return Number.isFinite(n) ? n : String(n);
-    } : (v) => float(column, v);
+    } : (v) => {
+      const n = float(column, v);
+      if (n !== n) throw new SinkError(`column ${column.name} (${column.edmType}): NaN cannot be stored in SQLite (a REAL column reads it back as NULL); sync into PostgreSQL, or export to Parquet, which keep it`, 'value');
+      return n;
+    };
     case 'date': return (v) => dateText(column, v);
     case 'timestamp': {
       const per = pg ? 10n ** BigInt(9 - pgDigits(column)) : 1n;
@@ -100,7 +107,7 @@ export function sqlValue(dialect: Dialect, column: Column): (value: unknown) => 
     }
     case 'guid': return (v) => guidText(column, v);
     case 'binary': return (v) => Buffer.from(binaryBytes(column, v));
-    case 'json': return (v) => JSON.stringify(v);
+    case 'json': return (v) => jsonText(v);
     case 'duration': case 'string': return (v) => text(v);
   }
 }
