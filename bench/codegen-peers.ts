@@ -3,8 +3,8 @@
 // what each wrote. Peers write into bench/peers/node_modules/.sluice-codegen/, so their output finds its
 // runtime packages (@sap-cloud-sdk/odata-v2/-v4, @odata2ts/odata-service) the way an application would.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { peersDir } from './peers/install.js';
 
 /** Where the peers' input, output and tsc programs go (inside node_modules: lint, typecheck and git leave it alone). */
@@ -85,6 +85,23 @@ export function tsc(dir: string, main: string, compilerOptions: Record<string, u
     seconds: num('Total time'), heapMB: num('Memory used') / 1024, peakRssMB: Number(/PEAK_RSS_KB (\d+)/.exec(text)?.[1] ?? NaN) / 1024,
     errors: errors.length, firstError: (errors[0] ?? '').replace(/^.*error (TS\d+: .{0,90}).*$/, '$1'),
   };
+}
+
+/**
+ * The peer's program without generated types: a program importing the runtime packages its generated code imports
+ * (`@sap-cloud-sdk/odata-v4`, `@odata2ts/odata-service`, ...), what that code costs tsc before any type of the
+ * service is read. Undefined when the generated code imports no package.
+ */
+export function peerBaselineProgram(slug: string, generator: Generator, entry: string): string | undefined {
+  const packages = new Set<string>();
+  for (const f of files(dirname(entry)).filter((f) => f.endsWith('.ts'))) {
+    for (const m of readFileSync(f, 'utf8').matchAll(/\bfrom\s+['"]([^'".][^'"]*)['"]/g)) packages.add(m[1]!);
+  }
+  if (packages.size === 0) return undefined;
+  const main = join(peerWork, `use-${generator}-${slug}-untyped.ts`);
+  const names = [...packages].sort();
+  writeFileSync(main, `${names.map((p, i) => `import * as m${i} from '${p}';`).join('\n')}\nexport const runtime = [${names.map((_, i) => `m${i}`).join(', ')}];\n`);
+  return main;
 }
 
 /** The program tsc checks for a peer's output: it imports everything the generated entry module exports. */

@@ -4,14 +4,15 @@
 // Graph's v1.0 CSDL (thousands of entity and complex types, hundreds of enums, bound operations, annotations):
 // Graph's own document (tens of MB) could not be fetched in the session that wrote this, and no npm package
 // ships it. For each: generation time, bytes written, and `tsc --noEmit --extendedDiagnostics` (strict, skipLibCheck) of a
-// small program using the output: time, heap, peak RSS. Peers on the 12 MB document only with
+// small program using the output: time, heap, peak RSS, and the part the generated types add (the program minus
+// the same program without them: sluice's untyped client, a peer's runtime packages alone). Peers on the 12 MB document only with
 // BENCH_CODEGEN_PEERS_LARGE=1 (minutes each; BENCH_CODEGEN_PEER_TIMEOUT seconds, default 600). BENCH_CODEGEN_DOCS
 // (slugs, comma-separated) runs only some documents.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { generate } from '@sluice/codegen';
-import { peerProgram, peerWork, runPeer, tsc, type GenRun, type Generator, type TscRun } from './codegen-peers.js';
+import { peerBaselineProgram, peerProgram, peerWork, runPeer, tsc, type GenRun, type Generator, type TscRun } from './codegen-peers.js';
 import { ensurePeers } from './peers/install.js';
 
 export const name = 'codegen';
@@ -91,10 +92,12 @@ function largeProgram(slug: string): string {
 }
 
 // sluice's program compiles against the declaration files of the published packages (dist/, built by run()),
-// as an application does, like the peers' programs against theirs.
+// as an application does, like the peers' programs against theirs; with the same `types: []` as theirs (no
+// global @types package unless a declaration file references it: @sluice/core's and @sluice/odata's reference
+// none, the peers' runtimes reference @types/node).
 const SLUICE_TSC = {
   target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext',
-  types: ['node'], typeRoots: [`${root}node_modules/@types`], baseUrl: root,
+  types: [], baseUrl: root,
   paths: { '@sluice/core': ['packages/core/dist/index.d.ts'], '@sluice/odata': ['packages/odata/dist/index.d.ts'] },
 };
 
@@ -106,11 +109,19 @@ function buildDeclarations(): void {
 }
 const PEER_TSC = { target: 'ES2022', module: 'commonjs', moduleResolution: 'node10', esModuleInterop: true, types: [] };
 
+const ratio = (a: number, b: number): string => (b > 0 ? (a / b).toFixed(2) : '-');
 const ms = (n: number): string => `${n >= 10_000 ? (n / 1000).toFixed(1) + ' s' : n.toFixed(0) + ' ms'}`;
 const kb = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(2)} MB` : `${(n / 1e3).toFixed(0)} kB`);
 const tscCell = (t: TscRun): string => `${t.seconds.toFixed(1)} s, ${t.peakRssMB.toFixed(0)} MB${t.errors > 0 ? ` (${t.errors} errors, ${t.firstError.slice(0, 6)})` : ''}`;
 
-interface Row { doc: Doc; mb: number; sluiceMs: number; sluiceBytes: number; sluiceTsc: TscRun; peers: Partial<Record<Generator, { gen: GenRun; tsc?: TscRun }>> }
+interface PeerRun { gen: GenRun; tsc?: TscRun; baseline?: TscRun | undefined }
+interface Row { doc: Doc; mb: number; sluiceMs: number; sluiceBytes: number; sluiceTsc: TscRun; peers: Partial<Record<Generator, PeerRun>> }
+
+/** What the generated types add to a tsc run: seconds and peak RSS over the program without them. */
+const added = (t: TscRun, base: TscRun | undefined): string => (base === undefined ? '-' : `+${(t.seconds - base.seconds).toFixed(1)} s, +${(t.peakRssMB - base.peakRssMB).toFixed(0)} MB`);
+
+/** Untyped baselines of the peers, by their program's text (the same runtime packages give the same program). */
+const peerBaselines = new Map<string, TscRun>();
 
 function sluiceRun(doc: Doc): Omit<Row, 'peers'> {
   generate(doc.text, { source: doc.slug }); // warm-up
@@ -124,11 +135,19 @@ function sluiceRun(doc: Doc): Omit<Row, 'peers'> {
   return { doc, mb: Buffer.byteLength(doc.text) / 1e6, sluiceMs, sluiceBytes: Buffer.byteLength(output), sluiceTsc };
 }
 
-function peerRun(doc: Doc, generator: Generator): { gen: GenRun; tsc?: TscRun } {
+function peerRun(doc: Doc, generator: Generator): PeerRun {
   const gen = runPeer(generator, doc.slug, doc.text, PEER_TIMEOUT_MS);
   console.log(`codegen: ${generator} on ${doc.slug}: ${gen.ok ? `${ms(gen.ms)}, ${kb(gen.bytes)}` : gen.why}`);
   if (!gen.ok) return { gen };
-  return { gen, tsc: tsc(peerWork, peerProgram(doc.slug, generator, gen.entry), PEER_TSC, rootTsc) };
+  const run = tsc(peerWork, peerProgram(doc.slug, generator, gen.entry), PEER_TSC, rootTsc);
+  const untyped = peerBaselineProgram(doc.slug, generator, gen.entry);
+  let baseline: TscRun | undefined;
+  if (untyped !== undefined) {
+    const text = readFileSync(untyped, 'utf8');
+    baseline = peerBaselines.get(text) ?? tsc(peerWork, untyped, PEER_TSC, rootTsc);
+    peerBaselines.set(text, baseline);
+  }
+  return { gen, tsc: run, baseline };
 }
 
 export async function run(): Promise<string> {
@@ -156,7 +175,7 @@ export async function run(): Promise<string> {
   const rows: Row[] = [];
   for (const doc of docs) {
     const row: Row = { ...sluiceRun(doc), peers: {} };
-    console.log(`codegen: sluice on ${doc.slug}: ${ms(row.sluiceMs)}, ${kb(row.sluiceBytes)}, tsc ${tscCell(row.sluiceTsc)}`);
+    console.log(`codegen: sluice on ${doc.slug}: ${ms(row.sluiceMs)}, ${kb(row.sluiceBytes)}, tsc ${tscCell(row.sluiceTsc)} (types ${added(row.sluiceTsc, baseline)})`);
     if (doc.peers) for (const g of ['sap', 'odata2ts'] as const) row.peers[g] = peerRun(doc, g);
     rows.push(row);
   }
@@ -164,7 +183,14 @@ export async function run(): Promise<string> {
     const p = r.peers[g];
     if (p === undefined) return 'not run | - | -';
     if (!p.gen.ok) return `failed: ${p.gen.why} | - | -`;
-    return `${ms(p.gen.ms)} | ${kb(p.gen.bytes)} | ${p.tsc ? tscCell(p.tsc) : '-'}`;
+    return `${ms(p.gen.ms)} | ${kb(p.gen.bytes)} | ${p.tsc ? `${tscCell(p.tsc)}; types ${added(p.tsc, p.baseline)}` : '-'}`;
+  };
+  // sluice against SAP: output bytes, whole tsc time, and the tsc time the generated types add (each over its own untyped baseline).
+  const ratios = (r: Row): string => {
+    const sap = r.peers.sap;
+    if (sap === undefined || !sap.gen.ok || sap.tsc === undefined) return '- | - | -';
+    const typesOnly = sap.baseline === undefined ? '-' : ratio(r.sluiceTsc.seconds - baseline.seconds, sap.tsc.seconds - sap.baseline.seconds);
+    return `${ratio(r.sluiceBytes, sap.gen.bytes)} | ${ratio(r.sluiceTsc.seconds, sap.tsc.seconds)} | ${typesOnly}`;
   };
   return [
     '## sluice generate against the SAP Cloud SDK generator and odata2ts',
@@ -175,14 +201,17 @@ export async function run(): Promise<string> {
       'their time includes Node start-up. sluice writes types only (an application bundle gains 0 bytes); the peers write TypeScript that an ' +
       'application compiles and ships. The sluice program creates a client typed by the generated `Service` and makes one query, against the declaration ' +
       `files of @sluice/core and @sluice/odata as published (the same program untyped, without generated types: ${tscCell(baseline)}). A peer's ` +
-      'program imports everything its generated entry module exports (SAP: the service `index.ts`; odata2ts: the `*Service.ts` of `--mode service`). ' +
+      'program imports everything its generated entry module exports (SAP: the service `index.ts`; odata2ts: the `*Service.ts` of `--mode service`); ' +
+      'its untyped baseline imports only the runtime packages the generated code imports. Every program compiles with `types: []` (a declaration ' +
+      'file that references `@types/node` loads it). "types" is what the generated types add: the program minus its untyped baseline. ' +
+      'The last three columns are sluice over SAP: output bytes, whole tsc time, tsc time the generated types add. ' +
       'The large documents are SYNTHETIC (bench/codegen.ts, shaped like Microsoft Graph\'s v1.0 CSDL: entity types of 22 properties with ' +
       'descriptions, half as many complex types, a tenth as many enums, a bound action and an overloaded bound function per type, open and ' +
       'abstract types, contained navigation; namespace-qualified names, as the SAP generator does not resolve schema aliases).',
     '',
-    '| document | EDMX | sluice: generation (per MB) | sluice: output | sluice: tsc | SAP generator | SAP output | SAP: tsc | odata2ts | odata2ts output | odata2ts: tsc |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.doc.label} | ${kb(r.mb * 1e6)} | ${ms(r.sluiceMs)} (${(r.sluiceMs / 1000 / r.mb).toFixed(2)} s) | ${kb(r.sluiceBytes)} | ${tscCell(r.sluiceTsc)} | ${peerCells(r, 'sap')} | ${peerCells(r, 'odata2ts')} |`),
+    '| document | EDMX | sluice: generation (per MB) | sluice: output | sluice: tsc | SAP generator | SAP output | SAP: tsc | odata2ts | odata2ts output | odata2ts: tsc | sluice/SAP output | sluice/SAP tsc | sluice/SAP tsc of the types |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.doc.label} | ${kb(r.mb * 1e6)} | ${ms(r.sluiceMs)} (${(r.sluiceMs / 1000 / r.mb).toFixed(2)} s) | ${kb(r.sluiceBytes)} | ${tscCell(r.sluiceTsc)}; types ${added(r.sluiceTsc, baseline)} | ${peerCells(r, 'sap')} | ${peerCells(r, 'odata2ts')} | ${ratios(r)} |`),
   ].join('\n');
 }
 

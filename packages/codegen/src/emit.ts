@@ -21,6 +21,8 @@ export class Emitter {
   private readonly out: string[] = [];
   /** Selected bound operations by binding type (so each entity type finds its own without a scan of all). */
   private readonly bound = new Map<string, Array<[string, CgOperation]>>();
+  /** What each entity type's spec writes (a derived type's spec compares its own with its base's). */
+  private readonly members = new Map<string, Map<string, string>>();
 
   constructor(private readonly model: CgModel, private readonly sel: Selection, private readonly values: EdmValueOptions) {
     this.names = new DeclarationNames(model, (q) => sel.types.has(q));
@@ -86,6 +88,8 @@ export class Emitter {
 
   /** What a spec writes for `t`: members by name, in order (the spec of its base type may give some). */
   private specMembers(t: CgStructured, name: string): Map<string, string> {
+    const cached = this.members.get(t.qname);
+    if (cached !== undefined) return cached;
     const props = this.visible(allProperties(this.model, t));
     const byName = new Map(props.map((p) => [p.name, p]));
     const key = keyOf(this.model, t);
@@ -104,6 +108,7 @@ export class Emitter {
       ['collectionActions', this.map(bound.collectionActions, '  ')],
       ['collectionFunctions', this.map(bound.collectionFunctions, '  ')],
     ]);
+    this.members.set(t.qname, m);
     return m;
   }
 
