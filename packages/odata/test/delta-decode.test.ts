@@ -9,6 +9,7 @@ import { json, serve } from './helpers.js';
 const EDMX = `<?xml version="1.0" encoding="utf-8"?>
 <edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx"><edmx:DataServices>
   <Schema Namespace="S" xmlns="http://docs.oasis-open.org/odata/ns/edm">
+    <ComplexType Name="Range"><Property Name="Low" Type="Edm.Double"/><Property Name="Until" Type="Edm.DateTimeOffset"/></ComplexType>
     <EntityType Name="Reading"><Key><PropertyRef Name="ID"/></Key>
       <Property Name="ID" Type="Edm.Int32" Nullable="false"/><Property Name="Value" Type="Edm.Double"/>
       <Property Name="Ratio" Type="Edm.Single"/><Property Name="Code" Type="Edm.String"/>
@@ -20,10 +21,13 @@ const EDMX = `<?xml version="1.0" encoding="utf-8"?>
     </EntityType>
     <Function Name="Top" IsBound="true"><Parameter Name="in" Type="Collection(S.Reading)"/><ReturnType Type="Collection(S.Reading)"/></Function>
     <Action Name="Make"><ReturnType Type="S.Reading"/></Action>
+    <Function Name="Span"><ReturnType Type="S.Range"/></Function>
+    <Function Name="Spans"><ReturnType Type="Collection(S.Range)"/></Function>
     <EntityContainer Name="C">
       <EntitySet Name="Readings" EntityType="S.Reading"><NavigationPropertyBinding Path="Sensors" Target="Sensors"/></EntitySet>
       <EntitySet Name="Sensors" EntityType="S.Sensor"/>
       <ActionImport Name="Make" Action="S.Make" EntitySet="Readings"/>
+      <FunctionImport Name="Span" Function="S.Span"/><FunctionImport Name="Spans" Function="S.Spans"/>
     </EntityContainer>
   </Schema>
 </edmx:DataServices></edmx:Edmx>`;
@@ -52,6 +56,8 @@ async function v4Service() {
       }, V4);
     },
     '/svc/Readings/S.Top()': (res) => json(res, { '@odata.context': '$metadata#Readings', value: [{ ID: 3, Value: 'NaN', Ratio: '-INF', Code: 'INF', Taken: TAKEN }] }, V4),
+    '/svc/Span()': (res) => json(res, { '@odata.context': '$metadata#S.Range', Low: '-INF', Until: TAKEN }, V4),
+    '/svc/Spans()': (res) => json(res, { '@odata.context': '$metadata#Collection(S.Range)', value: [{ Low: 'NaN', Until: null }, { Low: '2.5', Until: TAKEN }] }, V4),
     '/svc/Make': (res) => json(res, { '@odata.context': '$metadata#Readings/$entity', ID: 4, Value: '-INF', Ratio: 'INF', Code: 'NaN', Taken: TAKEN }, V4),
   });
   return { server, seen };
@@ -105,14 +111,17 @@ describe('DeltaSync pages decode entities by their type when the model is known'
     await od.close();
   });
 
-  it('v4 operations returning entities of the model: a bound function\'s collection and an unbound action\'s entity are decoded', async () => {
+  it('v4 operations returning entities or complex values of the model: a bound function\'s collection, an unbound action\'s entity, a complex value and a collection of them are decoded', async () => {
     const { server } = await v4Service();
     const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', loadMetadata: true });
     expect(await od.from('Readings').function('S.Top').execute()).toEqual([{ ID: 3, Value: NaN, Ratio: -Infinity, Code: 'INF', Taken: TAKEN }]);
     expect((await od.action('Make').execute()).value).toEqual({ ID: 4, Value: -Infinity, Ratio: Infinity, Code: 'NaN', Taken: TAKEN });
+    expect(await od.function('Span').execute()).toEqual({ Low: -Infinity, Until: TAKEN });
+    expect(await od.function('Spans').execute()).toEqual([{ Low: NaN, Until: null }, { Low: 2.5, Until: TAKEN }]);
     await od.close();
     const dated = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '4.0', dates: 'Date' });
     expect((await dated.action('Make').execute()).value).toMatchObject({ Value: -Infinity, Taken: new Date(TAKEN) });
+    expect(await dated.function('Span').execute()).toEqual({ Low: -Infinity, Until: new Date(TAKEN) });
     await dated.close();
   });
 });
@@ -124,8 +133,10 @@ const EDMX_V2 = `<?xml version="1.0" encoding="utf-8"?>
       <Property Name="ID" Type="Edm.Int32" Nullable="false"/><Property Name="Value" Type="Edm.Double"/>
       <Property Name="Note" Type="Edm.String"/><Property Name="At" Type="Edm.Time"/><Property Name="Taken" Type="Edm.DateTime"/>
     </EntityType>
+    <ComplexType Name="Range"><Property Name="Low" Type="Edm.Double"/><Property Name="At" Type="Edm.Time"/></ComplexType>
     <EntityContainer Name="C" m:IsDefaultEntityContainer="true">
       <EntitySet Name="Readings" EntityType="S.Reading"/>
+      <FunctionImport Name="Span" ReturnType="S.Range" m:HttpMethod="GET"/>
       <FunctionImport Name="Latest" ReturnType="S.Reading" EntitySet="Readings" m:HttpMethod="GET"/>
       <FunctionImport Name="Recent" ReturnType="Collection(S.Reading)" EntitySet="Readings" m:HttpMethod="GET"/>
     </EntityContainer>
@@ -143,6 +154,7 @@ describe('v2 (SAP Gateway __delta): DeltaSync pages and function imports decode 
       '/svc/Readings': (res) => json(res, { d: { results: [V2_ROW], __delta: 'Readings?!deltatoken=1' } }, V2),
       "/svc/Readings?!deltatoken=1": (res) => json(res, { d: { results: [{ ...V2_ROW, Value: 'NaN' }, { '@odata.context': '$metadata#Readings/$deletedEntity', id: 'Readings(2)' }], __delta: 'Readings?!deltatoken=2' } }, V2),
       '/svc/Latest': (res) => json(res, { d: V2_ROW }, V2),
+      '/svc/Span': (res) => json(res, { d: { Span: { __metadata: { type: 'S.Range' }, Low: '-INF', At: 'PT1H' } } }, V2),
       '/svc/Recent': (res) => json(res, { d: { results: [{ ...V2_ROW, Value: '-INF' }] } }, V2),
     });
     const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '2.0', loadMetadata: true });
@@ -155,6 +167,7 @@ describe('v2 (SAP Gateway __delta): DeltaSync pages and function imports decode 
     ]);
     expect(await od.function('Latest').execute()).toEqual(V2_DECODED);
     expect(await od.function('Recent').execute()).toEqual([{ ...V2_DECODED, Value: -Infinity }]);
+    expect(await od.function('Span').execute()).toEqual({ Low: -Infinity, At: '01:00:00' });
     await od.close();
   });
 });

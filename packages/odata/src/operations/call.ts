@@ -9,6 +9,7 @@ import type { WriteHost, WriteOptions } from '../write/host.js';
 import { bodyParser, sendWrite } from '../write/send.js';
 import { readJsonAnswer, type BodyParser } from '../read/json-answer.js';
 import { entitySetOf } from '../telemetry.js';
+import { complexAsEntity } from '../v2/values.js';
 import { operationParam, resolveOperation, type BindingInfo } from './resolve.js';
 
 /** Where a bound operation is called: a query's URL and entity type. @internal */
@@ -169,11 +170,15 @@ function resultParser(host: WriteHost, protocol: ODataProtocol, returnType: stri
   return bodyParser(settings, protocol, type, collection === undefined ? 'entity' : 'collection');
 }
 
-/** How an entity (or collection of entities) result is decoded, as reads decode them; undefined when the return type is no entity type of the model. */
+/**
+ * How an entity or complex result (or a collection of them) is decoded, as reads decode such values; undefined
+ * when the return type is no entity or complex type of the model.
+ */
 function resultDecode(host: WriteHost, returnType: string | undefined): DecodeContext | undefined {
   const name = /^Collection\((.+)\)$/.exec(returnType ?? '')?.[1] ?? returnType;
   const metadata = host.loadedMetadata();
-  const entityType = name === undefined ? undefined : metadata?.entityTypes.get(name);
+  const complex = name === undefined ? undefined : metadata?.complexTypes.get(name);
+  const entityType = name === undefined ? undefined : metadata?.entityTypes.get(name) ?? (complex === undefined ? undefined : complexAsEntity(complex));
   if (entityType === undefined) return undefined;
   const { largeNumbers, dates } = host.writeSettings();
   return { largeNumbers, dates, metadata, entityType };

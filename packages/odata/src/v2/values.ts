@@ -185,7 +185,11 @@ function innerType(ctx: DecodeContext, key: string): DecodeContext['entityType']
   if (target !== undefined) return ctx.metadata?.entityTypes.get(target);
   const declared = type?.properties.get(key)?.type;
   const complex = declared === undefined ? undefined : ctx.metadata?.complexTypes.get(declared);
-  if (complex === undefined) return undefined;
+  return complex === undefined ? undefined : complexAsEntity(complex);
+}
+
+/** A complex type seen as a structured type without key or navigation (memoized), so that its values decode as an entity's do. */
+export function complexAsEntity(complex: ComplexTypeInfo): EntityTypeInfo {
   let view = complexViews.get(complex);
   if (view === undefined) complexViews.set(complex, (view = { ...complex, key: [], navigation: new Map() }));
   return view;

@@ -3,7 +3,7 @@ import { commonJson, type WriteProtocol } from '../protocol/write.js';
 import type { Literal } from '../query/literal.js';
 import { withoutControl } from '../read/control.js';
 import { floatResult } from '../v2/values.js';
-import { recordDecoder } from './values.js';
+import { decodeV4Record, v4Decodes } from './values.js';
 
 const SPECIAL = new Set(['NaN', 'INF', '-INF']);
 
@@ -59,14 +59,14 @@ export const v4Write: WriteProtocol = {
     const o = object(body);
     if (o === undefined) return floatResult(body, name, returnType);
     // An entity (or a collection of entities) of a type in the model: decoded as reads decode it ("INF", dates).
-    const entities = decode?.entityType === undefined ? undefined : recordDecoder({}, decode);
+    const entity = decode !== undefined && v4Decodes(decode) ? (v: unknown): unknown => decodeV4Record(v, decode) : undefined;
     const many = returnType?.startsWith('Collection(') === true;
-    if (entities !== undefined && !many) return withoutControl(entities(o, decode!));
+    if (entity !== undefined && !many) return withoutControl(entity(o));
     const keys = Object.keys(o).filter((k) => !k.startsWith('@'));
     // A primitive or collection result comes as {"@odata.context":…,"value":…}; a Double's "INF" as a number.
     if (keys.length === 1 && keys[0] === 'value') {
       const value = o['value'];
-      if (entities !== undefined && Array.isArray(value)) return withoutControl(value.map((v) => entities(v, decode!)));
+      if (entity !== undefined && Array.isArray(value)) return withoutControl(value.map(entity));
       return floatResult(value, name, returnType);
     }
     return withoutControl(o);
