@@ -15,7 +15,12 @@ export async function countEntitySet(serviceURL: string, entitySet: string, flag
   }
 }
 
-/** `sluice get`: one entity by key, as indented JSON. */
+/** Doubles JSON cannot write (JSON.stringify makes them null) as OData JSON writes them: `"INF"`, `"-INF"`, `"NaN"`. */
+function odataNumbers(_key: string, value: unknown): unknown {
+  return typeof value === 'number' && !Number.isFinite(value) ? (value > 0 ? 'INF' : value < 0 ? '-INF' : 'NaN') : value;
+}
+
+/** `sluice get`: one entity by key, as indented JSON (a Double's Infinity or NaN as OData JSON's `"INF"`, `"-INF"`, `"NaN"`). */
 export async function getEntity(serviceURL: string, entitySet: string, key: string, flags: ConnectionFlags & { select?: string; expand?: string }, terminal: Terminal, signal: AbortSignal): Promise<void> {
   const od = await openService(serviceURL, flags, terminal, signal);
   try {
@@ -26,7 +31,7 @@ export async function getEntity(serviceURL: string, entitySet: string, key: stri
     // Typed literals (datetime'…', guid'…', 123L) are read for the service's version; binary'…' differs between them.
     const version = od.version ?? (/binary'/i.test(key) ? await od.ready(signal) : undefined);
     const entity = await query.key(parseKey(key, { typed: md?.entitySets.has(entitySet) === true, literals: { version } })).get({ signal });
-    terminal.stdout.write(`${JSON.stringify(entity, null, 2)}\n`);
+    terminal.stdout.write(`${JSON.stringify(entity, odataNumbers, 2)}\n`);
   } finally {
     await od.close();
   }
