@@ -5,7 +5,7 @@
 // or a step inside the sink's commit sequence where the child kills itself (the test hook SLUICE_SYNC_KILL_AT of
 // @sluice/sink: rows written but not committed, state written, committed, swapped, before the swap, mid-COPY), which a
 // timed kill cannot hit when SQLite commits in microseconds. Each phase deals its steps from a shuffled deck, so every
-// plan kills at least once with a page's rows written and not committed, during the load and during a delta read.
+// plan kills at least once with a page's rows written and not committed, during the load and on a delta read's last page.
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
@@ -175,15 +175,18 @@ export async function killAtRandom(kit: SyncKit, target: KillTarget, seed = KILL
     } finally {
       writes.fullReadPageSize = undefined;
     }
-    // Nine changes make five delta pages of two.
+    // Nine changes make five delta pages of two, each run reading them all again from the kept delta link: the
+    // rows-written card is the last page's, whose commit carries the new delta link; other steps at any page.
     const deltaDeck = shuffled(rnd, ['rows-written', pick(rnd, steps), 'server']);
+    const deltaPoint = (card: Card, serverMax: number): KillPoint =>
+      card === 'rows-written' ? { step: card, n: 5 } : pointOf(rnd, card, 1, card === 'server' ? serverMax : 5);
     await change(kit, 'first');
-    await killed('a', isDeltaPage, pointOf(rnd, deltaDeck.pop()!, 1, 3), 'delta');
+    await killed('a', isDeltaPage, deltaPoint(deltaDeck.pop()!, 3), 'delta');
     await change(kit, 'meanwhile');
     await cleanRun(kit, target.args('a'));
     await target.check('a');
     await change(kit, 'second');
-    for (let i = 0; i < 2; i++) await killed('a', isDeltaPage, pointOf(rnd, deltaDeck.pop()!, 1, 2), 'delta');
+    for (let i = 0; i < 2; i++) await killed('a', isDeltaPage, deltaPoint(deltaDeck.pop()!, 2), 'delta');
     await cleanRun(kit, target.args('a'));
     await target.check('a');
     // A snapshot (one page): loaded, then killed while it reloads, at or before its swap and at another step.
