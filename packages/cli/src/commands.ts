@@ -3,6 +3,7 @@ import { explainNotFound } from './entity-set-check.js';
 import { buildQuery, parseKey, readyForSelect, type QueryFlags } from './query-flags.js';
 import { checkServiceURL, openService, type ConnectionFlags } from './session.js';
 import type { Terminal } from './terminal.js';
+import { odataNumbers } from './special-floats.js';
 
 /** `sluice count`: the number of records matching the filter (`$count`). */
 export async function countEntitySet(serviceURL: string, entitySet: string, flags: ConnectionFlags & QueryFlags, terminal: Terminal, signal: AbortSignal): Promise<void> {
@@ -13,11 +14,6 @@ export async function countEntitySet(serviceURL: string, entitySet: string, flag
   } finally {
     await od.close();
   }
-}
-
-/** Doubles JSON cannot write (JSON.stringify makes them null) as OData JSON writes them: `"INF"`, `"-INF"`, `"NaN"`. */
-function odataNumbers(_key: string, value: unknown): unknown {
-  return typeof value === 'number' && !Number.isFinite(value) ? (value > 0 ? 'INF' : value < 0 ? '-INF' : 'NaN') : value;
 }
 
 /** `sluice get`: one entity by key, as indented JSON (a Double's Infinity or NaN as OData JSON's `"INF"`, `"-INF"`, `"NaN"`). */

@@ -4,6 +4,7 @@
 import { DeltaExpiredError, DeltaSync, FileDeltaStore, type DeltaChange, type DeltaRelated, type DeltaRelatedChange, type DeltaStore, type ODataClient, type Query, type StreamItem } from '@sluice/odata';
 import { DeltaLinkRefused, UsageError } from './errors.js';
 import { csvLine, valueAt, type RecordFormat } from './formats.js';
+import type { Replacer } from './special-floats.js';
 import { keyOfRemovedId } from '@sluice/sink';
 
 /** Flags of `sluice export` about change tracking. */
@@ -102,14 +103,14 @@ export const DELTA_CSV_COLUMNS = ['_removed', '_id'] as const;
  * them empty; a removal's row has the reason (`deleted`, `changed`) and the entity's id, its key columns
  * filled from the id and every other column empty.
  */
-export function deltaCSV(columns: readonly string[], keyNames: readonly string[], raw = false): RecordFormat {
+export function deltaCSV(columns: readonly string[], keyNames: readonly string[], raw = false, replacer?: Replacer): RecordFormat {
   return {
     begin: () => csvLine([...DELTA_CSV_COLUMNS, ...columns], raw),
     record(value) {
       const removal = removalOf(value);
-      if (removal === undefined) return csvLine(['', '', ...columns.map((c) => valueAt(value, c))], raw);
+      if (removal === undefined) return csvLine(['', '', ...columns.map((c) => valueAt(value, c))], raw, replacer);
       const key = keyOfId(removal['@id'], keyNames);
-      return csvLine([removal['@removed'].reason, removal['@id'], ...columns.map((c) => key[c])], raw);
+      return csvLine([removal['@removed'].reason, removal['@id'], ...columns.map((c) => key[c])], raw, replacer);
     },
     end: () => '',
   };

@@ -1,6 +1,7 @@
 import { PageError, type EntityTypeInfo, type ODataClient, type Query, type StreamItem } from '@sluice/odata';
 import { formatCount, formatSeconds, createProgress, recordsText, type Progress, type ProgressMode } from './progress.js';
-import { columnsOf, csv, jsonArray, ndjson, type FormatName, type RecordFormat } from './formats.js';
+import { columnsOf, csv, jsonArray, ndjsonWith, type FormatName, type RecordFormat } from './formats.js';
+import { floatReplacer } from './special-floats.js';
 import { EncodedText, FLUSH_BYTES } from './encoded-text.js';
 import type { DeltaFlags } from './delta-export.js';
 import { explainNotFound } from './entity-set-check.js';
@@ -45,10 +46,24 @@ async function csvColumns(od: ODataClient, entitySet: string, flags: ExportFlags
 /** The CSV format of an export; a delta export adds the removal columns. */
 export async function csvFormat(od: ODataClient, entitySet: string, flags: ExportFlags, first: unknown, delta: boolean, signal: AbortSignal): Promise<RecordFormat> {
   const raw = flags.csvRaw === true;
-  if (!delta) return csv(await csvColumns(od, entitySet, flags, first, signal), raw);
+  if (!delta) {
+    const columns = await csvColumns(od, entitySet, flags, first, signal);
+    return csv(columns, raw, floatReplacer(od, entitySet));
+  }
   const { deltaCSV, entityRecord } = await import('./delta-export.js');
   const columns = await csvColumns(od, entitySet, flags, entityRecord(first), signal);
-  return deltaCSV(columns, (await entityTypeOf(od, entitySet, signal))?.key ?? [], raw);
+  return deltaCSV(columns, (await entityTypeOf(od, entitySet, signal))?.key ?? [], raw, floatReplacer(od, entitySet));
+}
+
+/**
+ * The format of an export once its first records are read: CSV ({@link csvFormat}), a JSON array or NDJSON.
+ * JSON writes a Double's Infinity, -Infinity, NaN (decoded when the model is loaded) as `"INF"`, `"-INF"`,
+ * `"NaN"`, through a replacer only for an entity type that can hold a Double or Single.
+ */
+export async function recordFormat(od: ODataClient, entitySet: string, flags: ExportFlags, first: unknown, delta: boolean, signal: AbortSignal): Promise<RecordFormat> {
+  if (flags.format === 'csv') return csvFormat(od, entitySet, flags, first, delta, signal);
+  const replacer = floatReplacer(od, entitySet);
+  return flags.format === 'json' ? jsonArray(replacer) : ndjsonWith(replacer);
 }
 
 /** The total the progress bar counts to: `$count` with `--skip` and `--top` applied; failures are ignored. */
@@ -106,8 +121,7 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
       if (progress.active && !delta) countInBackground(query, flags, progress, signal);
       let format: RecordFormat | undefined;
       const open = async (first: unknown): Promise<RecordFormat> => {
-        const chosen = flags.format === 'csv' ? await csvFormat(od, entitySet, flags, first, delta !== undefined, signal)
-          : flags.format === 'json' ? jsonArray() : ndjson;
+        const chosen = await recordFormat(od, entitySet, flags, first, delta !== undefined, signal);
         out.add(chosen.begin());
         return chosen;
       };

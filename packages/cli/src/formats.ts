@@ -1,3 +1,5 @@
+import { specialFloat, type Replacer } from './special-floats.js';
+
 /** Output formats of `sluice export`. */
 export const FORMATS = ['ndjson', 'csv', 'json', 'parquet'] as const;
 export type FormatName = (typeof FORMATS)[number];
@@ -16,13 +18,18 @@ export const ndjson: RecordFormat = {
   end: () => '',
 };
 
+/** {@link ndjson} with a replacer (see special-floats.ts); without one, `ndjson` itself. */
+export function ndjsonWith(replacer: Replacer | undefined): RecordFormat {
+  return replacer === undefined ? ndjson : { begin: () => '', record: (value) => `${JSON.stringify(value, replacer)}\n`, end: () => '' };
+}
+
 /** One JSON array, a record per line; an interrupted export leaves the array open, so parsers refuse it. */
-export function jsonArray(): RecordFormat {
+export function jsonArray(replacer?: Replacer): RecordFormat {
   let first = true;
   return {
     begin: () => '[',
     record(value) {
-      const text = `${first ? '\n' : ',\n'}${JSON.stringify(value)}`;
+      const text = `${first ? '\n' : ',\n'}${JSON.stringify(value, replacer)}`;
       first = false;
       return text;
     },
@@ -32,21 +39,23 @@ export function jsonArray(): RecordFormat {
 
 /** Text a spreadsheet may run as a formula (CSV injection): it starts with =, +, -, @, tab or CR. */
 const FORMULA_START = /^[=+\-@\t\r]/;
-/** A plain number, as Edm.Decimal and Edm.Int64 arrive in text (IEEE754Compatible): never a formula. */
-const NUMBER_TEXT = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+/** A plain number, as Edm.Decimal and Edm.Int64 arrive in text (IEEE754Compatible), or a Double's `-INF`: never a formula. */
+const NUMBER_TEXT = /^(?:[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|-INF)$/;
 
 /**
  * A CSV cell (RFC 4180 2.6-2.7): quoted when it holds a comma, quote, CR or LF; quotes doubled. With
  * `guard`, a string that could start a formula gets a leading `'` (OWASP); numbers, also those sent
- * as text (`"-12.50"`), are never changed.
+ * as text (`"-12.50"`, a Double's `"-INF"`), are never changed. A Double's Infinity, -Infinity, NaN is
+ * written `INF`, `-INF`, `NaN` as OData JSON spells them; nested values are JSON, with `replacer`.
  */
-export function csvCell(value: unknown, guard = false): string {
+export function csvCell(value: unknown, guard = false, replacer?: Replacer): string {
   let text: string;
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') text = guard && FORMULA_START.test(value) && !NUMBER_TEXT.test(value) ? `'${value}` : value;
-  else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') text = String(value);
+  else if (typeof value === 'number') text = Number.isFinite(value) ? String(value) : specialFloat(value);
+  else if (typeof value === 'boolean' || typeof value === 'bigint') text = String(value);
   else if (value instanceof Date) text = value.toISOString();
-  else text = JSON.stringify(value);
+  else text = JSON.stringify(value, replacer);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
@@ -69,17 +78,17 @@ function valueAtParts(current: unknown, parts: readonly string[], i: number): un
  * CSV with a header row and CRLF line ends (RFC 4180 2.1, 2.3); nested values are written as JSON.
  * String cells that could run as a spreadsheet formula are guarded unless `raw` (see {@link csvCell}).
  */
-export function csv(columns: readonly string[], raw = false): RecordFormat {
+export function csv(columns: readonly string[], raw = false, replacer?: Replacer): RecordFormat {
   return {
     begin: () => (columns.length ? csvLine(columns, raw) : ''),
-    record: (value) => csvLine(columns.map((c) => valueAt(value, c)), raw),
+    record: (value) => csvLine(columns.map((c) => valueAt(value, c)), raw, replacer),
     end: () => '',
   };
 }
 
 /** One CSV line of `cells` (see {@link csvCell}), CRLF-terminated. */
-export function csvLine(cells: readonly unknown[], raw: boolean): string {
-  return `${cells.map((c) => csvCell(c, !raw)).join(',')}\r\n`;
+export function csvLine(cells: readonly unknown[], raw: boolean, replacer?: Replacer): string {
+  return `${cells.map((c) => csvCell(c, !raw, replacer)).join(',')}\r\n`;
 }
 
 /** Columns when nothing declares them: the first record's own properties, annotations left out. */

@@ -1,7 +1,7 @@
 import type { ODataClient, Query } from '@sluice/odata';
-import { csvFormat, queryBatches, skipRetried, type ExportFlags } from './export.js';
+import { queryBatches, recordFormat, skipRetried, type ExportFlags } from './export.js';
 import { EncodedText, FLUSH_BYTES } from './encoded-text.js';
-import { jsonArray, ndjson, type RecordFormat } from './formats.js';
+import type { RecordFormat } from './formats.js';
 import { FileSink } from './output.js';
 import { openParquet } from './parquet-export.js';
 import type { Terminal } from './terminal.js';
@@ -23,7 +23,7 @@ export async function writePartFile(
   try {
     let format: RecordFormat | undefined;
     const open = async (first: unknown): Promise<RecordFormat> => {
-      const chosen = flags.format === 'csv' ? await csvFormat(od, entitySet, flags, first, false, signal) : flags.format === 'json' ? jsonArray() : ndjson;
+      const chosen = await recordFormat(od, entitySet, flags, first, false, signal);
       out.add(chosen.begin());
       return chosen;
     };
