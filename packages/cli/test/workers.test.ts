@@ -185,7 +185,10 @@ describe('sluice worker fleet', () => {
       const r = await cli.run(['export', srv.v4, 'Products', '--partitions', '2', '--queue', redis.url, '--queue-name', queue, '--out', out], { env: credentials() });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`queue ${queue} holds export jobs of data version 0, this sluice writes and reads version 1; nothing was enqueued`);
-      expect((await client.keys(`bull:${queue}:*`)).sort()).toEqual([`bull:${queue}:meta`, `bull:${queue}:sluice-data-version`]);
+      // No job, no id counter, no wait list: only the version mark (BullMQ's queue meta may or may not be written yet
+      // when the enqueue is refused, so it is left out of the comparison).
+      const keys = (await client.keys(`bull:${queue}:*`)).filter((key) => key !== `bull:${queue}:meta`);
+      expect(keys).toEqual([`bull:${queue}:sluice-data-version`]);
       expect(await readdir(out)).toEqual([]);
     } finally {
       client.disconnect();
