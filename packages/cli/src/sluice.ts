@@ -3,5 +3,15 @@ import { runGuarded } from './exit-guard.js';
 import { boundHeapGrowth } from './heap.js';
 import { main } from './main.js';
 
-boundHeapGrowth();
-runGuarded(() => main(process.argv.slice(2)));
+let heapError: RangeError | undefined;
+try {
+  boundHeapGrowth();
+} catch (err) {
+  heapError = err as RangeError;
+}
+if (heapError) {
+  process.stderr.write(`sluice: ${heapError.message}\n`);
+  process.exitCode = 2;
+} else {
+  runGuarded(() => main(process.argv.slice(2)));
+}

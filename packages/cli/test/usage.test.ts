@@ -18,6 +18,15 @@ describe('sluice usage', () => {
     expect(r.stderr).toContain('Did you mean --filter?');
   });
 
+  it('a SLUICE_HEAP_GROWING_PERCENT that is not an integer from 1 to 1000 exits 2 and names the variable', async () => {
+    const r = await cli.run(['--version'], { env: { SLUICE_HEAP_GROWING_PERCENT: 'lots' } });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('SLUICE_HEAP_GROWING_PERCENT must be an integer from 1 to 1000');
+    const ok = await cli.run(['--version'], { env: { SLUICE_HEAP_GROWING_PERCENT: '100' } });
+    expect(ok.code).toBe(0);
+  });
+
   it('a misspelt command exits 2 and suggests the right one', async () => {
     const r = await cli.run(['exprot', SERVICE, 'Products']);
     expect(r.code).toBe(2);
