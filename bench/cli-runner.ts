@@ -1,10 +1,11 @@
 // A contender of the cli-export bench, run in its own process: `sluice <bundle> <args...>` runs the sluice
 // executable, `hand <first-page-url> <out>` a hand-written export loop. Either way the process writes its
-// CPU time, its split over the process's threads and peak RSS as JSON to file descriptor 3 when it exits.
+// CPU time, its split over the process's threads and peak RSS (VmHWM: see proc-rss.ts) as JSON to file descriptor 3 when it exits.
 import { createWriteStream, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
+import { peakRssKiB } from './proc-rss.js';
 
 /**
  * CPU ms of the process's live threads by thread name: `main`, and the others by their `comm` (Node 20 leaves
@@ -34,7 +35,7 @@ function threadCPU(): Record<string, number> {
 
 process.on('exit', () => {
   const usage = process.resourceUsage();
-  writeSync(3, JSON.stringify({ cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssKiB: usage.maxRSS, threads: threadCPU() }));
+  writeSync(3, JSON.stringify({ cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssKiB: peakRssKiB(), threads: threadCPU() }));
 });
 
 const [mode, target = '', ...rest] = process.argv.slice(2);
