@@ -3,7 +3,7 @@ import { explainNotFound } from './entity-set-check.js';
 import { buildQuery, parseKey, readyForSelect, type QueryFlags } from './query-flags.js';
 import { checkServiceURL, openService, type ConnectionFlags } from './session.js';
 import type { Terminal } from './terminal.js';
-import { odataNumbers } from './special-floats.js';
+import { odataJsonNumbers } from '@sluice/odata';
 
 /** `sluice count`: the number of records matching the filter (`$count`). */
 export async function countEntitySet(serviceURL: string, entitySet: string, flags: ConnectionFlags & QueryFlags, terminal: Terminal, signal: AbortSignal): Promise<void> {
@@ -27,7 +27,7 @@ export async function getEntity(serviceURL: string, entitySet: string, key: stri
     // Typed literals (datetime'…', guid'…', 123L) are read for the service's version; binary'…' differs between them.
     const version = od.version ?? (/binary'/i.test(key) ? await od.ready(signal) : undefined);
     const entity = await query.key(parseKey(key, { typed: md?.entitySets.has(entitySet) === true, literals: { version } })).get({ signal });
-    terminal.stdout.write(`${JSON.stringify(entity, odataNumbers, 2)}\n`);
+    terminal.stdout.write(`${JSON.stringify(entity, odataJsonNumbers, 2)}\n`);
   } finally {
     await od.close();
   }

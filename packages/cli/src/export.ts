@@ -1,6 +1,7 @@
 import { PageError, type EntityTypeInfo, type ODataClient, type Query, type StreamItem } from '@sluice/odata';
 import { formatCount, formatSeconds, createProgress, recordsText, type Progress, type ProgressMode } from './progress.js';
-import { columnsOf, csv, jsonArray, ndjsonWith, type FormatName, type RecordFormat } from './formats.js';
+import type { FormatName } from './format-names.js';
+import { columnsOf, csv, jsonArray, ndjsonWith, type RecordFormat } from './formats.js';
 import { floatReplacer } from './special-floats.js';
 import { EncodedText, FLUSH_BYTES } from './encoded-text.js';
 import type { DeltaFlags } from './delta-export.js';

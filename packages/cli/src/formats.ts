@@ -1,8 +1,6 @@
-import { specialFloat, type Replacer } from './special-floats.js';
+import { odataFloatText } from '@sluice/odata';
+import type { Replacer } from './special-floats.js';
 
-/** Output formats of `sluice export`. */
-export const FORMATS = ['ndjson', 'csv', 'json', 'parquet'] as const;
-export type FormatName = (typeof FORMATS)[number];
 
 /** Turns records into text: an opening, one piece per record, a closing. */
 export interface RecordFormat {
@@ -52,7 +50,7 @@ export function csvCell(value: unknown, guard = false, replacer?: Replacer): str
   let text: string;
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') text = guard && FORMULA_START.test(value) && !NUMBER_TEXT.test(value) ? `'${value}` : value;
-  else if (typeof value === 'number') text = Number.isFinite(value) ? String(value) : specialFloat(value);
+  else if (typeof value === 'number') text = odataFloatText(value);
   else if (typeof value === 'boolean' || typeof value === 'bigint') text = String(value);
   else if (value instanceof Date) text = value.toISOString();
   else text = JSON.stringify(value, replacer);

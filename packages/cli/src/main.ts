@@ -10,7 +10,7 @@ import type { ExportFlags } from './export.js';
 import type { GenerateFlags } from './generate.js';
 import type { PartitionFlags } from './partition-flags.js';
 import type { WorkerFlags } from './worker-command.js';
-import { FORMATS } from './formats.js';
+import { FORMATS } from './format-names.js';
 import { duration, size } from './limits.js';
 import { removePendingFiles } from './output.js';
 import type { QueryFlags } from './query-flags.js';

@@ -1,20 +1,10 @@
 // Doubles and Singles JSON has no number for. With the model loaded the client reads a v4 Double sent as
 // "INF", "-INF", "NaN" (and a v2 one sent as text) as Infinity, -Infinity, NaN, which JSON.stringify would
 // write as null: the CLI writes them back as OData JSON spells them.
-import type { ComplexTypeInfo, EntityTypeInfo, ODataClient, ServiceMetadata } from '@sluice/odata';
+import { odataJsonNumbers, type ComplexTypeInfo, type EntityTypeInfo, type ODataClient, type ServiceMetadata } from '@sluice/odata';
 
 /** A JSON.stringify replacer. */
 export type Replacer = (key: string, value: unknown) => unknown;
-
-/** A number JSON cannot write as OData JSON writes it: `INF`, `-INF`, `NaN`. */
-export function specialFloat(value: number): string {
-  return value > 0 ? 'INF' : value < 0 ? '-INF' : 'NaN';
-}
-
-/** A replacer writing Infinity, -Infinity and NaN as `"INF"`, `"-INF"`, `"NaN"` (JSON.stringify makes them null). */
-export function odataNumbers(_key: string, value: unknown): unknown {
-  return typeof value === 'number' && !Number.isFinite(value) ? specialFloat(value) : value;
-}
 
 const FLOAT_TYPES = new Set(['Edm.Double', 'Edm.Single', 'Collection(Edm.Double)', 'Collection(Edm.Single)']);
 
@@ -35,7 +25,7 @@ function reachesFloats(type: EntityTypeInfo | ComplexTypeInfo, md: ServiceMetada
 }
 
 /**
- * The replacer an export of `entitySet` needs: {@link odataNumbers} when the client has the model (so it may
+ * The replacer an export of `entitySet` needs: `odataJsonNumbers` (from @sluice/odata) when the client has the model (so it may
  * have decoded Doubles into numbers JSON has none for) and the entity type can hold a Double or Single; else
  * undefined, and records are written with no per-value work. Asked once the first records are read: a read
  * decodes by the model it had when it started.
@@ -43,5 +33,5 @@ function reachesFloats(type: EntityTypeInfo | ComplexTypeInfo, md: ServiceMetada
 export function floatReplacer(od: ODataClient, entitySet: string): Replacer | undefined {
   const md = od.loadedMetadata();
   const type = md?.entitySets.get(entitySet)?.entityType;
-  return md !== undefined && type !== undefined && reachesFloats(type, md, new Set()) ? odataNumbers : undefined;
+  return md !== undefined && type !== undefined && reachesFloats(type, md, new Set()) ? odataJsonNumbers : undefined;
 }

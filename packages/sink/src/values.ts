@@ -1,6 +1,7 @@
 // Decoded OData values to exact forms: decimals as text or unscaled bigints, Int64 as bigint,
 // date-times as nanoseconds since the epoch (UTC), times as nanoseconds since midnight. Nothing goes
 // through a float; a value that its column cannot hold exactly is an error naming the column.
+import { odataJsonNumbers } from '@sluice/odata';
 import { SinkError } from './errors.js';
 import type { Column } from './columns.js';
 
@@ -155,14 +156,9 @@ export function guidText(column: Column, value: unknown): string {
   return value.toLowerCase();
 }
 
-/** JSON has no Infinity or NaN (JSON.stringify writes null): they are written as OData JSON writes them, `"INF"`, `"-INF"`, `"NaN"`. */
-function odataNumber(_key: string, value: unknown): unknown {
-  return typeof value === 'number' && !Number.isFinite(value) ? (value > 0 ? 'INF' : value < 0 ? '-INF' : 'NaN') : value;
-}
-
 /** A complex or collection value as JSON text; a Double's `Infinity`, `-Infinity` or `NaN` inside as `"INF"`, `"-INF"`, `"NaN"` (not null). */
 export function jsonText(value: unknown): string {
-  return JSON.stringify(value, odataNumber);
+  return JSON.stringify(value, odataJsonNumbers);
 }
 
 /** A text column's value: strings as they are, other scalars as text, objects as JSON ({@link jsonText}). */

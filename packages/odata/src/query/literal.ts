@@ -1,4 +1,5 @@
 import { ConfigError } from '@sluice/core';
+import { odataFloatText } from '../json-numbers.js';
 
 /** The kinds of literal sluice writes into URLs; each protocol version spells them its own way. */
 export type LiteralKind =
@@ -77,9 +78,7 @@ function base64Text(value: string): string | undefined {
 }
 
 function numberText(value: number, as: string): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (value === Infinity) return 'INF';
-  if (value === -Infinity) return '-INF';
+  if (!Number.isFinite(value)) return odataFloatText(value);
   const text = String(value);
   if (!DOUBLE.test(text)) throw bad(value, as);
   return text;
