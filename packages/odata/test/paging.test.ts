@@ -73,6 +73,21 @@ describe('next links', () => {
     expect(server.requests.map((r) => r.url).filter((u) => u === '/svc/S')).toHaveLength(1);
   });
 
+  it('stops a loop with a long period: back to page 1 after 300 pages, or to page 150 (the seen links outgrow their first table)', async () => {
+    const PAGES = 300;
+    for (const back of ['P', 'P?p=150']) {
+      const routes = Object.fromEntries(Array.from({ length: PAGES }, (_, i) => [
+        i === 0 ? '/svc/P' : `/svc/P?p=${i + 1}`,
+        (res: ServerResponse) => json(res, { value: records(i + 1, i + 1), '@odata.nextLink': i + 1 === PAGES ? back : `P?p=${i + 2}` }),
+      ]));
+      const server = await serve(routes);
+      const items = await collect(client(server).from<{ ID: number }>('P').stream());
+      expect(ids(items)).toEqual(Array.from({ length: PAGES }, (_, i) => i + 1));
+      expect(items.at(-1)!.error).toMatchObject({ reason: 'repeated-next-link', pages: PAGES });
+      expect(server.requests).toHaveLength(PAGES);
+    }
+  });
+
   it('bounds the pages with maxPages (client option or per read)', async () => {
     const server = await serve(Object.fromEntries(Array.from({ length: 5 }, (_, i) => [
       i === 0 ? '/svc/P' : `/svc/P?p=${i}`, (res) => json(res, { value: records(i + 1, i + 1), '@odata.nextLink': `P?p=${i + 1}` }),

@@ -2,15 +2,17 @@ import { PagingError } from '../errors.js';
 import { encodeOptionValue } from '../query/state.js';
 import { nextLinkBase, type ReadContext } from './context.js';
 import type { PageLoad } from './page-load.js';
+import { UrlDigests } from './url-digests.js';
 
 /**
  * Follows the next links of one collection read: resolves each against its page's context URL, passes
  * it through the link policy, keeps the service URL's own query options on it, and ends paging with a
  * PagingError on a link that is not a string, a link already followed (a server looping back), or more
- * pages than `maxPages`, so no record is ever delivered twice.
+ * pages than `maxPages`, so no record is ever delivered twice. The URLs requested are kept as fixed-size
+ * digests (UrlDigests), so a read of millions of pages holds a few dozen bytes a page, not its URLs.
  */
 export class NextLinks {
-  private readonly seen = new Set<string>();
+  private readonly seen = new UrlDigests();
   /** Pages requested so far. */
   private pages = 1;
 
