@@ -71,4 +71,4 @@ export {
 } from './operations/errors.js';
 export { planPartitions, partitionQuery } from './partition/plan.js';
 export type { Partition, PartitionPlan, PartitionOptions, PartitionBoundaries, BoundaryValue } from './partition/types.js';
-export { odataFloatText, odataJsonNumbers } from './json-numbers.js';
+export { odataFloatText, odataFloatValue, odataJsonNumbers } from './json-numbers.js';

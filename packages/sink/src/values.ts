@@ -1,7 +1,7 @@
 // Decoded OData values to exact forms: decimals as text or unscaled bigints, Int64 as bigint,
 // date-times as nanoseconds since the epoch (UTC), times as nanoseconds since midnight. Nothing goes
 // through a float; a value that its column cannot hold exactly is an error naming the column.
-import { odataJsonNumbers } from '@sluice/odata';
+import { odataFloatValue, odataJsonNumbers } from '@sluice/odata';
 import { SinkError } from './errors.js';
 import type { Column } from './columns.js';
 
@@ -52,14 +52,15 @@ export function int32(column: Column, value: unknown): number {
   return n;
 }
 
-/** A Double or Single: numbers, and the v4 texts `INF`, `-INF`, `NaN`. */
+/**
+ * A Double or Single: numbers, and texts as OData JSON sends them (`INF`, `-INF`, `NaN`, `1.5E+2`: the
+ * client's own reading, odataFloatValue); any other value is a `value` SinkError naming the column.
+ */
 export function float(column: Column, value: unknown): number {
   if (typeof value === 'number') return value;
-  if (value === 'INF') return Infinity;
-  if (value === '-INF') return -Infinity;
-  if (value === 'NaN') return NaN;
-  if (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value))) return Number(value);
-  throw bad(column, value, 'is no number');
+  const n = typeof value === 'string' ? odataFloatValue(value) : undefined;
+  if (n === undefined) throw bad(column, value, 'is no number');
+  return n;
 }
 
 const ISO = /^(-?\d{4,})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?)?\s*(Z|[+-]\d\d:?\d\d)?$/i;

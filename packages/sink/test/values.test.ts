@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { keyOfRemovedId, SinkError, type Column } from '../src/index.js';
 import {
-  decimalText, epochNanos, guidBytes, guidText, inUnit, instantValue, int64, int64Value, isoUTC, timeNanos, timeText, unscaledDecimal, unscaledValue,
+  decimalText, epochNanos, float, guidBytes, guidText, inUnit, instantValue, int64, int64Value, isoUTC, timeNanos, timeText, unscaledDecimal, unscaledValue,
 } from '../src/values.js';
 
 const col = (edmType: string): Column => ({ name: 'X', edmType, kind: 'decimal', nullable: true, key: false });
@@ -18,6 +18,18 @@ describe('values', () => {
     expect(unscaledDecimal(d, '12.300', 2)).toBe(1230n);
     expect(() => unscaledDecimal(d, '12.301', 2)).toThrow(/X \(Edm\.Decimal\): "12\.301" has more than 2 decimals/);
     expect(() => decimalText(d, 'abc')).toThrow(SinkError);
+  });
+
+  it('Doubles: numbers, and texts as the OData client reads them ("INF", "-INF", "NaN", "1e400"); any other text a value SinkError naming the column', () => {
+    const c = col('Edm.Double');
+    expect([float(c, 'INF'), float(c, '-INF'), float(c, '1.5E+2'), float(c, '1e400'), float(c, -0.5)]).toEqual([Infinity, -Infinity, 150, Infinity, -0.5]);
+    expect(float(c, 'NaN')).toBeNaN();
+    expect(float(c, NaN)).toBeNaN();
+    for (const bad of ['  1 ', '', '0x10', 'Infinity', null, true, {}]) {
+      const error = (() => { try { float(c, bad); } catch (e) { return e; } })();
+      expect(error, String(bad)).toBeInstanceOf(SinkError);
+      expect(error).toMatchObject({ code: 'value', message: expect.stringMatching(/^column X \(Edm\.Double\): .* is no number$/) });
+    }
   });
 
   it('Int64: text and safe integers; a rounded number is refused', () => {

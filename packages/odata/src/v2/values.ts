@@ -1,3 +1,4 @@
+import { odataFloatValue } from '../json-numbers.js';
 import type { ComplexTypeInfo, EntityTypeInfo, PropertyInfo } from '../metadata/model.js';
 import type { DecodeContext } from '../protocol/types.js';
 import { v2Control } from '../read/control.js';
@@ -83,19 +84,16 @@ export function decodeV2Time(value: string): string {
 
 // What [MS-ODATA] 2.2.6.3.1 allows for a Double or Single written as a JSON string: a decimal with an
 // optional exponent (SAP gateways write `"1.5E+2"`), and the special values.
-const FLOAT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
-const SPECIAL_FLOATS: ReadonlyMap<string, number> = new Map([['INF', Infinity], ['-INF', -Infinity], ['NaN', NaN]]);
 
 /**
  * A v2 `Edm.Double` or `Edm.Single` written as a string (`"1.5E+2"`, `"INF"`, `"-INF"`, `"NaN"`) as the
- * number the table of EDM types says it reads as. Any other text is an error naming the property (the
- * record then arrives as a `RecordDecodeError` item with its text).
+ * number the table of EDM types says it reads as ({@link odataFloatValue}). Any other text is an error naming
+ * the property (the record then arrives as a `RecordDecodeError` item with its text).
  */
 export function decodeV2Float(value: string, type: string, property: string): number {
-  const special = SPECIAL_FLOATS.get(value);
-  if (special !== undefined) return special;
-  if (!FLOAT.test(value)) throw new TypeError(`${type} property ${property}: ${JSON.stringify(value.slice(0, 40))} is not a number`);
-  return Number(value);
+  const n = odataFloatValue(value);
+  if (n === undefined) throw new TypeError(`${type} property ${property}: ${JSON.stringify(value.slice(0, 40))} is not a number`);
+  return n;
 }
 
 /**
