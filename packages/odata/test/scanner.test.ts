@@ -160,6 +160,31 @@ describe('ItemScanner', () => {
     expect(scanner.end()['@odata.nextLink']).toBe('next');
   });
 
+  it('keeps no body chunk once it has scanned it (the scanner of a page lives as long as the page is read)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const rows = Array.from({ length: 300 }, (_, i) => ({ ID: i, Name: `row ${i}` }));
+    const scanner = new ItemScanner([['value']]);
+    let records = 0;
+    // Two chunks (split inside a record, so one element spans them), seen only through weak references here.
+    const chunks = ((): WeakRef<Buffer>[] => {
+      const doc = Buffer.from(JSON.stringify({ value: rows, '@odata.nextLink': 'next' }));
+      const cut = doc.indexOf('"row 200"');
+      const parts = [Buffer.from(doc.subarray(0, cut)), Buffer.from(doc.subarray(cut))];
+      for (const part of parts) {
+        const batch = scanner.push(part);
+        records += batch.parsed.reduce((n, g) => n + g.values.length, 0) + batch.starts.length;
+      }
+      return parts.map((part) => new WeakRef(part));
+    })();
+    expect(records).toBe(300);
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(chunks.map((ref) => ref.deref())).toEqual([undefined, undefined]);
+    // The envelope was copied out of them: the next link is still there.
+    expect(scanner.end()['@odata.nextLink']).toBe('next');
+  });
+
   it('throws at the end when the body was cut short', () => {
     const scanner = new ItemScanner([['value']]);
     scanner.push(Buffer.from('{"value":[{"ID":1},{"ID":2'));

@@ -30,7 +30,6 @@ export interface ParsedRun {
   control: boolean;
 }
 
-const EMPTY: Buffer = Buffer.alloc(0);
 /** `elemStart` of an element that began in an earlier chunk (its bytes are in `pending`). */
 const PENDING = -2;
 
@@ -49,7 +48,6 @@ const PENDING = -2;
  * ```
  */
 export class ItemScanner {
-  private buf: Buffer = EMPTY;
   /** Position in `buf` where scanning resumes. */
   private pos = 0;
   private depth = 0;
@@ -264,7 +262,6 @@ export class ItemScanner {
    */
   end(): Record<string, unknown> {
     if (this.inString || this.depth !== 0 || this.inItems) throw new SyntaxError('The response body ended before the JSON document was complete');
-    if (this.envFrom >= 0) this.envelope += this.buf.toString('latin1', this.envFrom, this.buf.length);
     const text = Buffer.from(this.envelope, 'latin1').toString('utf8');
     const doc = JSON.parse(text) as unknown;
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new SyntaxError('The response body is not a JSON object');
@@ -273,12 +270,14 @@ export class ItemScanner {
 
   private suspend(buf: Buffer, n: number, starts: number[], ends: number[]): ScanBatch {
     this.pos = n;
-    // Envelope bytes are copied out now so the buffer can be dropped.
+    // Envelope bytes are copied out now so the chunk is not kept. It used to stay referenced (for `end`, which
+    // found nothing left in it) until the next push or, for a page's last chunk, as long as the page's scanner
+    // lived: so long that young-generation collections promoted those chunks, whose bytes outside the heap were
+    // then freed only by a full collection. A 1,000,000-record export's peak RSS grew by 20-25 MiB with them.
     if (this.envFrom >= 0) {
       this.envelope += buf.toString('latin1', this.envFrom, n);
       this.envFrom = n;
     }
-    this.buf = buf;
     let out = buf;
     if (starts.length > 0 && starts[0] === PENDING) {
       // The element begun in earlier chunks ended here: join its bytes once, shifting this chunk's ranges.
