@@ -6,6 +6,9 @@
 // @sluice/sink: rows written but not committed, state written, committed, swapped, before the swap, mid-COPY), which a
 // timed kill cannot hit when SQLite commits in microseconds. Each phase deals its steps from a shuffled deck, so every
 // plan kills at least once with a page's rows written and not committed, during the load and on a delta read's last page.
+// Upserts by key are idempotent, so the table cannot show a page applied twice: every run to the end is also checked
+// against `sluice_sync`'s run counts (run_upserted + run_deleted, raised in each page's transaction), which must be
+// exactly what the service sent once (completeRun).
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
@@ -113,6 +116,23 @@ async function cleanRun(kit: SyncKit, args: string[]): Promise<string | undefine
   return kit.srv().requests.slice(before).find((r) => /\/Orders/.test(r.url))?.url;
 }
 
+/** A table's row of `sluice_sync` as the kill tests read it. */
+export interface RunRow {
+  /** `run_upserted + run_deleted`: rows the run applied, counted in each page's transaction. */
+  applied: number;
+  resumeLink: string | undefined;
+  /** Set while a delta read is under way (its next link). */
+  nextLink: string | undefined;
+}
+
+/** The one row of `SELECT run_upserted, run_deleted, resume_link, next_link FROM sluice_sync WHERE table_name = ...`. */
+export function runRow(rows: readonly Record<string, unknown>[]): RunRow {
+  const [row] = rows;
+  if (rows.length !== 1 || row === undefined) throw new Error(`sluice_sync has ${rows.length} rows for the table`);
+  const text = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : String(v));
+  return { applied: Number(row['run_upserted']) + Number(row['run_deleted']), resumeLink: text(row['resume_link']), nextLink: text(row['next_link']) };
+}
+
 /** The target of a test file: the sync arguments for a table, and the check that the table equals the service. */
 export interface KillTarget {
   /** PostgreSQL adds the mid-COPY step. */
@@ -120,6 +140,35 @@ export interface KillTarget {
   args(table: string): string[];
   /** Asserts the table equals the service (every key once, values equal) and no staging table is left. */
   check(table: string): Promise<void>;
+  /** The table's row of `sluice_sync`. */
+  state(table: string): Promise<RunRow>;
+  /** The IDs in a table (a staging table), ascending. */
+  ids(table: string): Promise<number[]>;
+}
+
+/** The changes a delta read from `link` brings: one per order changed since its token (the testkit's latest change of each). */
+function deltaSize(kit: SyncKit, link: string | undefined): number {
+  const token = /\$deltatoken=(\d+)/.exec(decodeURIComponent(link ?? ''));
+  if (token === null) throw new Error(`no delta token in the kept link ${link}`);
+  return new Set(kit.srv().writes!.store.changes.filter((c) => c.link === undefined && c.seq > Number(token[1])).map((c) => c.id)).size;
+}
+
+/**
+ * Runs `args` to the end after a table's kills and checks what it applied, from `sluice_sync`'s run counts,
+ * which each page's transaction raises with its rows: `expected` (a load or snapshot), or for a delta read
+ * every change since the kept delta link once, plus what a killed read of it had applied (a delta read is
+ * read again from its delta link after a kill: those pages are applied again by design).
+ */
+async function completeRun(kit: SyncKit, target: KillTarget, table: string, expected?: number, extra: string[] = []): Promise<string | undefined> {
+  let want = expected;
+  if (want === undefined) {
+    const before = await target.state(table);
+    want = (before.nextLink === undefined ? 0 : before.applied) + deltaSize(kit, before.resumeLink);
+  }
+  const read = await cleanRun(kit, [...target.args(table), ...extra]);
+  const { applied } = await target.state(table);
+  if (applied !== want) throw new Error(`table ${table}: the run applied ${applied} rows, expected ${want} (more: a page applied twice; fewer: a page lost)`);
+  return read;
 }
 
 /** A request of a load: $metadata (page 1), then the full read's pages. */
@@ -158,18 +207,21 @@ export async function killAtRandom(kit: SyncKit, target: KillTarget, seed = KILL
         const card = loadDeck.pop()!;
         await killed('a', isLoadRequest, pointOf(rnd, card, last ? (card === 'server' ? 4 : 2) : 1, last ? (card === 'server' ? 6 : 4) : 4), 'load');
       }
-      // Changes during the load: the first order updated, the second deleted, one created.
+      // Changes during the load: the first order updated, the second deleted, one created. The load resumes after
+      // the last key it committed, so it applies once each what it holds and each order then left after that key.
+      const staged = await target.ids('a__sluice_load');
       const [first, second] = [...writes.store.orders.keys()].sort((a, b) => a - b);
       await kit.od().from('Orders').key(first!).update({ Status: 'during' }, { etag: '*' });
       await kit.od().from('Orders').key(second!).delete({ etag: '*' });
       await kit.od().from('Orders').create({ Customer: 'during-load', Amount: '1.00', Quantity: '9007199254740995' });
-      const resumedFrom = await cleanRun(kit, target.args('a'));
+      const lastStaged = staged.at(-1) ?? -Infinity;
+      const resumedFrom = await completeRun(kit, target, 'a', staged.length + [...writes.store.orders.keys()].filter((id) => id > lastStaged).length);
       if (!/skiptoken=track-/.test(decodeURIComponent(resumedFrom ?? ''))) throw new Error(`the load did not resume from a next link but read ${resumedFrom}`);
-      await cleanRun(kit, target.args('a')); // the delta read brings the changes made during the load
+      await completeRun(kit, target, 'a'); // the delta read brings the changes made during the load
       await target.check('a');
       for (const table of ['b', 'c']) {
         await killed(table, isLoadRequest, pointOf(rnd, loadDeck.pop()!, 1, 9), 'load');
-        await cleanRun(kit, target.args(table));
+        await completeRun(kit, target, table, writes.store.orders.size);
         await target.check(table);
       }
     } finally {
@@ -183,11 +235,11 @@ export async function killAtRandom(kit: SyncKit, target: KillTarget, seed = KILL
     await change(kit, 'first');
     await killed('a', isDeltaPage, deltaPoint(deltaDeck.pop()!, 3), 'delta');
     await change(kit, 'meanwhile');
-    await cleanRun(kit, target.args('a'));
+    await completeRun(kit, target, 'a');
     await target.check('a');
     await change(kit, 'second');
     for (let i = 0; i < 2; i++) await killed('a', isDeltaPage, deltaPoint(deltaDeck.pop()!, 2), 'delta');
-    await cleanRun(kit, target.args('a'));
+    await completeRun(kit, target, 'a');
     await target.check('a');
     // A snapshot (one page): loaded, then killed while it reloads, at or before its swap and at another step.
     const snapshot = ['--mode', 'snapshot'];
@@ -196,7 +248,7 @@ export async function killAtRandom(kit: SyncKit, target: KillTarget, seed = KILL
     for (const card of shuffled(rnd, [pick(rnd, ['swapped', 'before-swap'] as const), pick(rnd, ['rows-written', ...steps] as const)])) {
       await killed('s', () => false, pointOf(rnd, card, 1, 1), 'snapshot', snapshot);
     }
-    await cleanRun(kit, [...target.args('s'), ...snapshot]);
+    await completeRun(kit, target, 's', writes.store.orders.size, snapshot);
     await target.check('s');
     // The kept delta link refused: a reload in pages of three, killed at its swap or a page's rows, and at another point.
     await change(kit, 'third');
@@ -207,7 +259,7 @@ export async function killAtRandom(kit: SyncKit, target: KillTarget, seed = KILL
       for (const card of [pick(rnd, [...steps, 'server'] as const), pick(rnd, ['swapped', 'rows-written'] as const)]) {
         await killed('a', isLoadRequest, pointOf(rnd, card, 1, 3), 'reload');
       }
-      await cleanRun(kit, target.args('a'));
+      await completeRun(kit, target, 'a', writes.store.orders.size);
       await target.check('a');
     } finally {
       writes.fullReadPageSize = undefined;

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgresServer, type PostgresTestServer } from '@sluice/testkit';
 import { serviceRows, useSyncKit, type Row } from './sync-helpers.js';
-import { KILL_SEED, killAtRandom } from './sync-kills.js';
+import { KILL_SEED, killAtRandom, runRow } from './sync-kills.js';
 
 const kit = useSyncKit();
 let server: PostgresTestServer;
@@ -43,6 +43,8 @@ describe('sluice sync into PostgreSQL', () => {
         const { rows: state } = await client.query('SELECT phase FROM sluice_sync WHERE table_name = $1', [table]);
         expect(state).toEqual([{ phase: 'tracking' }]);
       },
+      state: async (table) => runRow((await client.query('SELECT run_upserted, run_deleted, resume_link, next_link FROM sluice_sync WHERE table_name = $1', [table])).rows),
+      ids: async (table) => (await client.query(`SELECT "ID" FROM "${table}" ORDER BY "ID"`)).rows.map((r: Record<string, unknown>) => Number(r['ID'])),
     });
     expect(await tables()).toEqual([...made, 'sluice_sync']);
   }, 120_000);

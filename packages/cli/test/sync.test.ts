@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSqlite } from '@sluice/sink';
 import { isFullRead, serviceRows, useSyncKit, type Row } from './sync-helpers.js';
-import { KILL_SEED, killAtRandom } from './sync-kills.js';
+import { KILL_SEED, killAtRandom, runRow } from './sync-kills.js';
 
 const kit = useSyncKit();
 
@@ -34,6 +34,8 @@ describe('sluice sync into SQLite', () => {
         expect(query(path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%sluice_load'")).toEqual([]);
         expect(query(path, 'SELECT phase FROM sluice_sync WHERE table_name = ?', table)).toEqual([{ phase: 'tracking' }]);
       },
+      state: (table) => Promise.resolve(runRow(query(path, 'SELECT run_upserted, run_deleted, resume_link, next_link FROM sluice_sync WHERE table_name = ?', table))),
+      ids: (table) => Promise.resolve(query(path, `SELECT ID FROM "${table}" ORDER BY ID`).map((r) => Number(r['ID']))),
     });
     expect(query(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map((r) => r['name'])).toEqual([...tables, 'sluice_sync']);
     const summary = await kit.cli().run(args('a').filter((a) => a !== '--quiet'));

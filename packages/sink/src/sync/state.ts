@@ -29,9 +29,18 @@ export interface SyncState {
   readonly nextLink: string | undefined;
   readonly columns: readonly Column[];
   readonly lastRun: string | undefined;
+  /** Rows upserted and deleted over every run since the table's first load (or its last rebuild). */
   readonly upserted: number;
   readonly deleted: number;
   readonly runs: number;
+  /**
+   * Rows the current or last run applied, upserted and deleted: raised by {@link countApplied} in each page's
+   * transaction, with the page's rows, never by {@link writeState}; set to 0 when a load or snapshot begins
+   * and when a delta read begins after a complete one. A load resumed after a kill goes on counting, and so
+   * does a delta read read again after a kill (its pages already applied are applied again, and counted again).
+   */
+  readonly runUpserted?: number | undefined;
+  readonly runDeleted?: number | undefined;
 }
 
 /** `?` in SQLite, `$n` in PostgreSQL. */
@@ -44,7 +53,8 @@ export async function ensureStateTable(target: SqlTarget): Promise<void> {
   await target.exec(`CREATE TABLE IF NOT EXISTS ${STATE_TABLE} (
     table_name TEXT PRIMARY KEY, service_url TEXT NOT NULL, entity_set TEXT NOT NULL, query_url TEXT, mode TEXT NOT NULL,
     phase TEXT NOT NULL, load_table TEXT, resume_link TEXT, next_link TEXT, columns TEXT NOT NULL, last_run TEXT,
-    upserted BIGINT NOT NULL, deleted BIGINT NOT NULL, runs BIGINT NOT NULL)`);
+    upserted BIGINT NOT NULL, deleted BIGINT NOT NULL, runs BIGINT NOT NULL,
+    run_upserted BIGINT NOT NULL DEFAULT 0, run_deleted BIGINT NOT NULL DEFAULT 0)`);
 }
 
 /** The state of `table`, if it was synced before. */
@@ -67,10 +77,12 @@ export async function readState(target: SqlTarget, table: string): Promise<SyncS
     upserted: Number(row['upserted']),
     deleted: Number(row['deleted']),
     runs: Number(row['runs']),
+    runUpserted: Number(row['run_upserted']),
+    runDeleted: Number(row['run_deleted']),
   };
 }
 
-/** Writes the state of `state.table` (inside the caller's transaction). */
+/** Writes the state of `state.table` (inside the caller's transaction), leaving the run's counts of an existing row as they are. */
 export async function writeState(target: SqlTarget, state: SyncState): Promise<void> {
   const names = ['table_name', 'service_url', 'entity_set', 'query_url', 'mode', 'phase', 'load_table', 'resume_link', 'next_link', 'columns', 'last_run', 'upserted', 'deleted', 'runs'];
   const values = [state.table, state.serviceURL, state.entitySet, state.query ?? null, state.mode, state.phase, state.loadTable ?? null, state.resumeLink ?? null, state.nextLink ?? null,
@@ -82,4 +94,15 @@ export async function writeState(target: SqlTarget, state: SyncState): Promise<v
 /** Forgets the state of `table` (inside the caller's transaction). */
 export async function deleteState(target: SqlTarget, table: string): Promise<void> {
   await target.exec(`DELETE FROM ${STATE_TABLE} WHERE table_name = ${placeholders(target, 1)[0]!}`, [table]);
+}
+
+/**
+ * Adds a page's counts to the run's (`run_upserted`, `run_deleted`), or with `fresh` makes them the run's
+ * first: called in the transaction that applies the page's rows, so the counts say how often rows were
+ * applied, whatever else that transaction writes.
+ */
+export async function countApplied(target: SqlTarget, table: string, applied: { upserted: number; deleted: number }, fresh = false): Promise<void> {
+  const [up, del, name] = placeholders(target, 3);
+  const base = fresh ? '' : 'run_upserted + ';
+  await target.exec(`UPDATE ${STATE_TABLE} SET run_upserted = ${base}${up!}, run_deleted = ${fresh ? '' : 'run_deleted + '}${del!} WHERE table_name = ${name!}`, [applied.upserted, applied.deleted, table]);
 }

@@ -11,7 +11,7 @@ import { addedNotice, checkDrift } from './drift.js';
 import { checkPartitionSettings, DEFAULT_PARALLEL, partitionPages, planSnapshot } from './partitions.js';
 import type { SqlTarget } from './sql-target.js';
 import { ident, sqlType } from './sql-types.js';
-import { deleteState, ensureStateTable, readState, STATE_TABLE, writeState, type SyncState } from './state.js';
+import { countApplied, deleteState, ensureStateTable, readState, STATE_TABLE, writeState, type SyncState } from './state.js';
 import { openTarget } from './target.js';
 import { checkKillPlan, killPlanned, reached } from './kill-at.js';
 
@@ -105,6 +105,7 @@ class Run {
       await this.target.exec(`DROP TABLE IF EXISTS ${ident(staging)}`);
       await this.target.createTable(staging, this.columns);
       await writeState(this.target, this.state({ mode, phase: 'loading', loadTable: staging, runs: previous?.runs ?? 0, upserted: previous?.upserted ?? 0, deleted: previous?.deleted ?? 0 }, undefined));
+      await countApplied(this.target, this.table, { upserted: 0, deleted: 0 }, true);
     });
     return staging;
   }
@@ -119,6 +120,8 @@ class Run {
     const store = { load: () => Promise.resolve(link), save: () => Promise.resolve(), clear: () => Promise.resolve() };
     const sync = new DeltaSync(this.o.od, this.query, { store, ...(this.o.signal === undefined ? {} : { signal: this.o.signal }) });
     const loading = into !== this.table;
+    // A delta read after a complete one is a new run; one read again after a kill goes on counting.
+    let fresh = !loading && previous?.nextLink === undefined;
     for await (const page of sync.pages()) {
       const last = page.nextLink === undefined;
       if (last && page.deltaLink === undefined && !(auto && loading)) {
@@ -133,6 +136,8 @@ class Run {
       }
       await this.target.transaction(async () => {
         const applied = await applyChanges(this.target, into, this.rows, page.changes);
+        await countApplied(this.target, this.table, applied, fresh);
+        fresh = false;
         this.upserted += applied.upserted;
         this.deleted += applied.deleted;
         if (killPlanned) reached('rows-written');
@@ -171,6 +176,7 @@ class Run {
       if (first !== undefined) throw first;
       await this.target.transaction(async () => {
         const applied = await applyChanges(this.target, staging, this.rows, page.value.map((value) => ({ kind: 'entity' as const, value })));
+        await countApplied(this.target, this.table, applied);
         this.upserted += applied.upserted;
         if (killPlanned) reached('rows-written');
       });
