@@ -147,7 +147,7 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
         out.add(text);
         records += values.length;
         if (out.bytes >= FLUSH_BYTES) {
-          await sink.write(out.take());
+          await out.writeTo(sink);
           progress.update(records);
         }
       }
@@ -155,7 +155,7 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
       if (!parquet) {
         format ??= await open(undefined);
         out.add(format.end());
-        await sink.write(out.take());
+        await out.writeTo(sink);
       }
       await sink.commit();
       await delta?.commit();
@@ -164,7 +164,7 @@ export async function exportEntitySet(serviceURL: string, entitySet: string, fla
     } catch (error) {
       progress.stop();
       // Only whole records are in `out`: stdout keeps them, a file is removed unfinished.
-      if (sink instanceof StreamSink && out.bytes > 0) await sink.write(out.take()).catch(() => undefined);
+      if (sink instanceof StreamSink && out.bytes > 0) await out.writeTo(sink).catch(() => undefined);
       await sink.discard();
       if (error instanceof OutputClosed) return;
       if (signal.aborted && !flags.quiet) {

@@ -7,13 +7,19 @@ import { outFileError, partialFileName } from './out-file.js';
 export interface Sink {
   /** What the summary names: the file, or `stdout`. */
   readonly name: string;
-  write(text: string | Uint8Array): Promise<void>;
+  /**
+   * Writes `text`; resolves when more may be written (which can be before the bytes are out). `written`, if
+   * given, is called once the output has taken all of them (after that it no longer reads a Uint8Array passed);
+   * it is not called for a write that failed.
+   */
+  write(text: string | Uint8Array, written?: () => void): Promise<void>;
   commit(): Promise<void>;
   discard(): Promise<void>;
 }
 
-async function writeTo(stream: NodeJS.WritableStream, text: string | Uint8Array): Promise<void> {
-  if (!stream.write(text)) await once(stream, 'drain');
+async function writeTo(stream: NodeJS.WritableStream, text: string | Uint8Array, written?: () => void): Promise<void> {
+  const more = written === undefined ? stream.write(text) : stream.write(text, (error) => { if (!error) written(); });
+  if (!more) await once(stream, 'drain');
 }
 
 /** Temporary files not yet renamed or removed, removed on a forced exit. */
@@ -49,8 +55,8 @@ export class FileSink implements Sink {
     return new FileSink(path, temp, stream);
   }
 
-  write(text: string | Uint8Array): Promise<void> {
-    return writeTo(this.stream, text);
+  write(text: string | Uint8Array, written?: () => void): Promise<void> {
+    return writeTo(this.stream, text, written);
   }
 
   async commit(): Promise<void> {
@@ -100,10 +106,10 @@ export class StreamSink implements Sink {
     stream.on('error', (error) => { this.failure ??= error; });
   }
 
-  async write(text: string | Uint8Array): Promise<void> {
+  async write(text: string | Uint8Array, written?: () => void): Promise<void> {
     if (this.failure !== undefined) throw closedOr(this.failure);
     try {
-      await writeTo(this.stream, text);
+      await writeTo(this.stream, text, written);
     } catch (error) {
       throw closedOr(error);
     }

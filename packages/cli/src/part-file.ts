@@ -41,7 +41,7 @@ export async function writePartFile(
       out.add(text);
       records += values.length;
       if (out.bytes >= FLUSH_BYTES) {
-        await sink.write(out.take());
+        await out.writeTo(sink);
         onRecords(records - reported);
         reported = records;
       }
@@ -49,7 +49,7 @@ export async function writePartFile(
     if (signal.aborted) throw signal.reason;
     format ??= await open(undefined);
     out.add(format.end());
-    await sink.write(out.take());
+    await out.writeTo(sink);
     await sink.commit();
     onRecords(records - reported);
     return records;
