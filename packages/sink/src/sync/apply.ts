@@ -49,9 +49,9 @@ export class RowMaker {
     }
   }
 
-  /** The key values of a row. */
-  keyOfRow(row: readonly unknown[]): unknown[] {
-    return this.keyIndex.map((i) => row[i]);
+  /** What identifies the key of a row within a page (see {@link keyId}). */
+  keyIdOfRow(row: readonly unknown[]): unknown {
+    return this.keyIndex.length === 1 ? valueId(row[this.keyIndex[0]!]) : keyId(this.keyIndex.map((i) => row[i]));
   }
 
   /** The key values of a removed entity: its key properties when the service sent them (4.01), else read from its id. */
@@ -61,13 +61,32 @@ export class RowMaker {
   }
 }
 
-const keyText = (key: readonly unknown[]): string => key.map((v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : String(v))).join('\u0000');
+const keyPart = (v: unknown): string => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : String(v));
+
+/**
+ * What identifies a key within a page. A single key value is its own map key (a bigint in the safe range as a
+ * number, bytes as hex), so a page makes no string per record: `String(42)` would, and V8's number-to-string cache
+ * keeps each such string alive for many pages, long enough to be promoted to the old generation and stay there
+ * as garbage until a full collection (bench/RESULTS.md, issue 25). Two values are the same key exactly when their
+ * `String` forms are, as with the text of a composite key: a column's converter gives one type per value.
+ */
+function keyId(key: readonly unknown[]): unknown {
+  return key.length === 1 ? valueId(key[0]) : key.map(keyPart).join('\u0000');
+}
+
+/** {@link keyId} of a single key value. */
+function valueId(v: unknown): unknown {
+  if (typeof v === 'bigint') return v >= MIN_SAFE && v <= MAX_SAFE ? Number(v) : v;
+  return v instanceof Uint8Array ? keyPart(v) : v;
+}
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Applies `changes` to `table` in order (inside the caller's transaction); links are not rows and are skipped. */
 export async function applyChanges(target: SqlTarget, table: string, rows: RowMaker, changes: readonly DeltaChange<unknown>[]): Promise<Applied> {
   const counts: Applied = { upserted: 0, deleted: 0 };
-  let upserts = new Map<string, unknown[]>();
-  let deletes = new Map<string, unknown[]>();
+  let upserts = new Map<unknown, unknown[]>();
+  let deletes = new Map<unknown, unknown[]>();
   const flushUpserts = async (): Promise<void> => {
     if (upserts.size === 0) return;
     await target.upsert(table, rows.columns, [...upserts.values()]);
@@ -82,15 +101,15 @@ export async function applyChanges(target: SqlTarget, table: string, rows: RowMa
   };
   for (const change of changes) {
     if (change.kind === 'entity') {
-      await flushDeletes();
+      if (deletes.size > 0) await flushDeletes();
       const row = rows.row(change.value as Record<string, unknown>);
-      const key = keyText(rows.keyOfRow(row));
+      const key = rows.keyIdOfRow(row);
       upserts.delete(key);
       upserts.set(key, row);
     } else if (change.kind === 'removed') {
-      await flushUpserts();
+      if (upserts.size > 0) await flushUpserts();
       const key = rows.keyOfRemoval(change.id, change.key);
-      deletes.set(keyText(key), key);
+      deletes.set(keyId(key), key);
     }
   }
   await flushUpserts();

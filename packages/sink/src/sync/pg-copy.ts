@@ -16,38 +16,80 @@ function escaped(text: string): string {
   return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ESCAPES[c]!) : text;
 }
 
+/**
+ * A number as text, the digits `String` gives, without V8's number-to-string cache: `String(v)` leaves each string it
+ * makes in that cache, which keeps it alive for many pages, long enough to be promoted to the old generation and to
+ * stay there as garbage until a full collection (bench/RESULTS.md, issue 25). A safe integer goes through
+ * `toFixed(0)`, another finite number through `JSON.stringify` (both spell a number as `String` does).
+ */
+const numberText = (v: number): string => (Number.isSafeInteger(v) ? v.toFixed(0) : Number.isFinite(v) ? JSON.stringify(v) : String(v));
+
 /** The COPY text of one value of a column (not null), from what `sqlValue` made of it. */
 function encoderOf(column: Column): (value: unknown) => string {
   switch (column.kind) {
     case 'boolean': return (v) => (v ? 't' : 'f');
     // Numbers, numeric text, instants, dates, times and GUIDs hold no character COPY would read otherwise.
     case 'int': case 'int64': case 'decimal': case 'double': case 'single': case 'date': case 'timestamp': case 'time': case 'guid':
-      return (v) => String(v);
+      return (v) => (typeof v === 'number' ? numberText(v) : String(v));
     // bytea's hex form, its backslash escaped for COPY.
     case 'binary': return (v) => `\\\\x${Buffer.from(v as Uint8Array).toString('hex')}`;
     case 'json': case 'duration': case 'string': return (v) => escaped(String(v));
   }
 }
 
-/** Encodes rows (values in column order) as COPY text. */
+/** Characters of COPY text gathered before they are encoded into the bytes: well below V8's large-object size. */
+const PIECE = 16_384;
+/** Bytes kept for the next COPY (a page's); more is let go after the COPY. */
+const KEEP_BYTES = 1 << 24;
+
+/**
+ * Encodes rows (values in column order) as the bytes of COPY text, into memory it reuses from one COPY to the
+ * next: a page's text is never one string (a page of 1,000 records is some 200 KiB, which V8 puts straight into the
+ * large-object space) and its bytes are not allocated afresh for each page.
+ */
 export class CopyEncoder {
   private readonly encode: ((value: unknown) => string)[];
+  private bytes = Buffer.allocUnsafe(1 << 16);
   constructor(columns: readonly Column[]) {
     this.encode = columns.map(encoderOf);
   }
 
-  text(rows: readonly unknown[][]): string {
+  /** The COPY text of `rows` as UTF-8, in the encoder's memory: valid until the next call, or until {@link done}. */
+  encodeRows(rows: readonly unknown[][]): Buffer {
     const encode = this.encode;
-    let out = '';
+    let at = 0;
+    let text = '';
     for (const row of rows) {
-      let line = '';
       for (let i = 0; i < encode.length; i++) {
         const v = row[i];
-        line += `${i === 0 ? '' : '\t'}${v === null || v === undefined ? '\\N' : encode[i]!(v)}`;
+        text += `${i === 0 ? '' : '\t'}${v === null || v === undefined ? '\\N' : encode[i]!(v)}`;
       }
-      out += `${line}\n`;
+      text += '\n';
+      if (text.length >= PIECE) {
+        at = this.put(text, at);
+        text = '';
+      }
     }
-    return out;
+    return this.bytes.subarray(0, this.put(text, at));
+  }
+
+  /** Writes `text` at `at`, growing the memory as needed; returns the end. */
+  private put(text: string, at: number): number {
+    const most = at + 3 * text.length;
+    if (most > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(2 * this.bytes.length, most));
+      this.bytes.copy(grown, 0, 0, at);
+      this.bytes = grown;
+    }
+    return at + this.bytes.write(text, at, 'utf8');
+  }
+
+  /**
+   * After a COPY that failed: the connection may still hold its bytes unsent, so the next COPY gets new memory.
+   * After one that succeeded (the server read every byte) the memory is reused, unless a big page grew it past 16 MiB.
+   */
+  done(ok: boolean): void {
+    if (!ok || this.bytes.length > KEEP_BYTES) this.bytes = Buffer.allocUnsafe(1 << 16);
   }
 }
 
@@ -57,14 +99,20 @@ export type SubmitQuery = (submittable: Writable) => Writable;
 /** Copies `rows` into `table`'s `columns`: one COPY; its failure (a duplicate key, a bad value) rejects. */
 export async function copyRows(submit: SubmitQuery, table: string, columns: readonly Column[], encoder: CopyEncoder, rows: readonly unknown[][]): Promise<void> {
   const stream = submit(copyFrom(`COPY ${ident(table)} (${columns.map((c) => ident(c.name)).join(', ')}) FROM STDIN`));
-  const data = Buffer.from(encoder.text(rows), 'utf8');
-  if (killPlanned) {
-    // The test hook's mid-COPY point: the first half is on its way to the server before the process dies.
-    await new Promise<void>((resolve, reject) => stream.write(data.subarray(0, data.length >> 1), (e) => (e ? reject(e) : resolve())));
-    reached('copying');
-    stream.end(data.subarray(data.length >> 1));
-  } else {
-    stream.end(data);
+  let ok = false;
+  try {
+    const data = encoder.encodeRows(rows);
+    if (killPlanned) {
+      // The test hook's mid-COPY point: the first half is on its way to the server before the process dies.
+      await new Promise<void>((resolve, reject) => stream.write(data.subarray(0, data.length >> 1), (e) => (e ? reject(e) : resolve())));
+      reached('copying');
+      stream.end(data.subarray(data.length >> 1));
+    } else {
+      stream.end(data);
+    }
+    await finished(stream);
+    ok = true;
+  } finally {
+    encoder.done(ok);
   }
-  await finished(stream);
 }
