@@ -68,6 +68,36 @@ describe('OData test server: query options on the writable sets (v4)', () => {
     expect((await get(`${srv.v4}OrderLines?$top=1&$orderby=${q('ID desc')}`)).json.value.map((l: Json) => l.Product)).toEqual(['P3']);
   });
 
+  it('$select on Orders, Orders(n), OrderLines and Orders(n)/Lines: only those properties (and the ETag), the context URL says so', async () => {
+    const keys = (o: Json): string[] => Object.keys(o).sort();
+    const orders = await get(`${srv.v4}Orders?$select=Customer,Amount&$filter=${q('Amount gt 50')}&$orderby=Customer`);
+    expect(orders.json['@odata.context']).toBe(`${srv.v4}$metadata#Orders(Customer,Amount)`);
+    expect(orders.json.value).toEqual([
+      { '@odata.etag': expect.any(String), Customer: 'Beta', Amount: 150 },
+      { '@odata.etag': expect.any(String), Customer: "O'Hara", Amount: 99.99 },
+    ]);
+    const one = await get(`${srv.v4}Orders(${ids['Alpha']})?$select=ID,Attachment`);
+    expect(one.json).toEqual({ '@odata.context': `${srv.v4}$metadata#Orders(ID,Attachment)/$entity`, '@odata.etag': expect.any(String), ID: ids['Alpha'], Attachment: null });
+    // $expand'ed Lines come with the selected properties of the order.
+    const expanded = await get(`${srv.v4}Orders(${ids['Alpha']})?$select=Customer&$expand=Lines`);
+    expect(keys(expanded.json)).toEqual(['@odata.context', '@odata.etag', 'Customer', 'Lines']);
+    expect(expanded.json.Lines.map((l: Json) => l.Product)).toEqual(['P1', 'P2']);
+    const lines = await get(`${srv.v4}OrderLines?$select=Product&$orderby=${q('Qty desc')}`);
+    expect(lines.json['@odata.context']).toBe(`${srv.v4}$metadata#OrderLines(Product)`);
+    expect(lines.json.value).toEqual([{ Product: 'P2' }, { Product: 'P3' }, { Product: 'P1' }]);
+    expect((await get(`${srv.v4}Orders(${ids['Alpha']})/Lines?$select=Qty,ID`)).json.value.map(keys)).toEqual([['ID', 'Qty'], ['ID', 'Qty']]);
+    // `*` keeps every property, as no $select does.
+    expect(keys((await get(`${srv.v4}OrderLines?$select=*&$top=1`)).json.value[0])).toEqual(['ID', 'OrderID', 'Product', 'Qty']);
+  });
+
+  it('refuses $select of an unknown property, and a path into Lines, with 400 naming $select', async () => {
+    for (const url of [`${srv.v4}Orders?$select=Nope`, `${srv.v4}OrderLines?$select=Qty,Lines`, `${srv.v4}Orders(${ids['Alpha']})?$select=Lines/Product&$expand=Lines`]) {
+      const res = await get(url);
+      expect(res.status, url).toBe(400);
+      expect(res.json.error.target).toBe('$select');
+    }
+  });
+
   it('refuses an unknown property, a non-Boolean filter, an unknown option and a filter on Edm.Binary with 400 naming $filter', async () => {
     for (const filter of ['Nope eq 1', 'Amount add 1', 'Attachment eq null']) {
       const res = await get(`${srv.v4}Orders?$filter=${q(filter)}`);
@@ -86,6 +116,19 @@ describe('OData test server: query options on the writable sets (v2)', () => {
     const dated = await get(`${srv.v2}Orders?$filter=${q("DeliveryDate gt datetime'2026-06-01T00:00:00'")}`);
     expect(dated.json.d.results.map((o: Json) => o.Customer)).toEqual(['Gamma']);
     expect((await get(`${srv.v2}OrderLines?$filter=${q('Qty eq 4')}`)).json.d.results.map((l: Json) => l.Product)).toEqual(['P2']);
+  });
+
+  it('$select: the selected properties and __metadata; Lines as a link only when selected, its members by Lines/Prop with $expand', async () => {
+    const keys = (o: Json): string[] => Object.keys(o).sort();
+    const plain = await get(`${srv.v2}Orders?$select=Customer&$filter=${q("Customer eq 'Gamma'")}`);
+    expect(plain.json.d.results.map(keys)).toEqual([['Customer', '__metadata']]);
+    const linked = await get(`${srv.v2}Orders?$select=Customer,Lines&$filter=${q("Customer eq 'Gamma'")}`);
+    expect(linked.json.d.results[0].Lines.__deferred.uri).toMatch(/\/Orders\(\d+\)\/Lines$/);
+    const expanded = await get(`${srv.v2}Orders(${ids['Alpha']})?$select=Customer,Lines/Product&$expand=Lines`);
+    expect(expanded.json.d.Customer).toBe('Alpha');
+    expect(expanded.json.d.Lines.results.map(keys)).toEqual([['Product', '__metadata'], ['Product', '__metadata']]);
+    expect((await get(`${srv.v2}Orders?$select=Lines/Product`)).status).toBe(400);
+    expect((await get(`${srv.v2}OrderLines?$select=Qty&$filter=${q('Qty eq 4')}`)).json.d.results.map(keys)).toEqual([['Qty', '__metadata']]);
   });
 });
 

@@ -43,37 +43,48 @@ export function compileProjection(
   if (expand !== undefined) {
     for (const item of splitTopLevel(expand, ',')) parseExpandItem(set, item, version, expandRequests);
   }
-  let props: PropertyDef[] = [...set.properties];
-  let selectedNavs = new Set(set.navs.map((n) => n.name));
-  let selected = false;
-  if (select !== undefined) {
-    const items = select.split(',').map((s) => s.trim());
-    if (!items.includes('*')) {
-      selected = true;
-      const wanted = new Set<string>();
-      selectedNavs = new Set();
-      for (const item of items) {
-        const [head = '', ...rest] = item.split('/');
-        const prop = set.properties.find((p) => p.name === head);
-        const nav = set.navs.find((n) => n.name === head);
-        if (prop && rest.length === 0) wanted.add(head);
-        else if (nav) {
-          selectedNavs.add(head);
-          // v2 selects members of an expanded entity as Nav/Prop (MS-ODATA 2.2.3.6.1.11)
-          if (rest.length > 0) {
-            const req = expandRequests.get(head);
-            if (!req || version === 4) throw badRequest(`$select path '${item}' needs $expand=${head}`, '$select');
-            req.subSelect.push(rest.join('/'));
-          }
-        } else throw badRequest(`Unknown property '${item}' in $select for ${set.typeName}`, '$select');
-      }
-      props = set.properties.filter((p) => wanted.has(p.name));
-    }
-  }
+  const names = { properties: set.properties.map((p) => p.name), navs: set.navs.map((n) => n.name) };
+  const selection = selectedNames(select, set.typeName, names, version, (nav) => expandRequests.get(nav)?.subSelect);
+  const props = selection ? set.properties.filter((p) => selection.properties.has(p.name)) : [...set.properties];
   const expands: ExpandPlan[] = [];
   for (const req of expandRequests.values()) expands.push(compileExpand(req, version, sizes));
-  const deferred = set.navs.filter((n) => selectedNavs.has(n.name) && !expandRequests.has(n.name));
-  return { set, props, selected, deferred, expands };
+  const deferred = set.navs.filter((n) => (selection?.navs.has(n.name) ?? true) && !expandRequests.has(n.name));
+  return { set, props, selected: selection !== undefined, deferred, expands };
+}
+
+/** The property and navigation property names `$select` keeps. */
+export interface SelectedNames {
+  readonly properties: ReadonlySet<string>;
+  readonly navs: ReadonlySet<string>;
+}
+
+/**
+ * What `$select` keeps of an entity type with these property and navigation property names: undefined when
+ * it keeps everything (no `$select`, or `*` in it). A v2 `Nav/Prop` path (MS-ODATA 2.2.3.6.1.11) selects the
+ * navigation property and its `Prop` goes into `subSelect(nav)`, the expanded navigation's own select list
+ * (undefined when `nav` is not expanded: a 400, as is such a path in v4 and an unknown name).
+ */
+export function selectedNames(
+  select: string | undefined, typeName: string, names: { properties: readonly string[]; navs: readonly string[] }, version: ODataVersion,
+  subSelect: (nav: string) => string[] | undefined,
+): SelectedNames | undefined {
+  if (select === undefined) return undefined;
+  const items = select.split(',').map((s) => s.trim());
+  if (items.includes('*')) return undefined;
+  const properties = new Set<string>();
+  const navs = new Set<string>();
+  for (const item of items) {
+    const [head = '', ...rest] = item.split('/');
+    if (rest.length === 0 && names.properties.includes(head)) properties.add(head);
+    else if (names.navs.includes(head)) {
+      navs.add(head);
+      if (rest.length === 0) continue;
+      const into = version === 2 ? subSelect(head) : undefined;
+      if (into === undefined) throw badRequest(`$select path '${item}' needs $expand=${head}`, '$select');
+      into.push(rest.join('/'));
+    } else throw badRequest(`Unknown property '${item}' in $select for ${typeName}`, '$select');
+  }
+  return { properties, navs };
 }
 
 function parseExpandItem(set: EntitySetDef, item: string, version: ODataVersion, out: Map<string, ExpandRequest>): void {

@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CsrfGateway, type CsrfGatewayOptions } from '../../csrf-gateway.js';
 import { badRequest, ODataServerError } from '../errors.js';
+import { parseQuery } from '../query-options.js';
 import { send } from '../respond.js';
 import { checkIfMatch, jsonBody, notModified, prefers, reply, versionHeader, type Exchange } from './exchange.js';
 import { deltaRead } from './delta.js';
@@ -13,6 +14,7 @@ import { OrderStore, type OrderRecord, type Stored } from './orders.js';
 import { LINE_SET, ORDER_SET, queryRows, type WritableSet } from './write-query.js';
 import { actionParams, approve, closeAll, echo, monitor, startJob, totalAmount, v2Params, v4FunctionParams } from './operations.js';
 import { withWritesJson, withWritesXml } from './write-metadata.js';
+import { lineSelection, orderSelection } from './write-select.js';
 
 /** Options of the writable service. */
 export interface ODataWriteOptions {
@@ -127,9 +129,10 @@ export class WriteService implements ODataWriteControl {
       if (x.method === 'GET') {
         if (await deltaRead(x, this.store, this.removalsByKey, this.fullReadPageSize)) return;
         const expand = /\$expand=Lines/.test(x.search);
-        const { rows, count } = queryRows(x, ORDER_SET, this.store.orders.values());
-        const items = rows.map((o) => orderJson(this.store, o, x.dialect, x.root, expand));
-        return reply(x, 200, {}, collectionBody(items, x.dialect, x.root, 'Orders', count));
+        const { rows, count, options } = queryRows(x, ORDER_SET, this.store.orders.values());
+        const sel = orderSelection(options.select, x.version, expand);
+        const items = rows.map((o) => orderJson(this.store, o, x.dialect, x.root, expand, sel));
+        return reply(x, 200, {}, collectionBody(items, x.dialect, x.root, 'Orders', count, sel));
       }
       if (x.method === 'POST') return this.create(x);
       throw new ODataServerError(405, 'MethodNotAllowed', `${x.method} is not allowed on a collection`);
@@ -138,7 +141,10 @@ export class WriteService implements ODataWriteControl {
     if (set === 'OrderLines') {
       const line = this.store.lines.get(id);
       if (!line || op !== undefined) throw new ODataServerError(404, 'NotFound', `No OrderLine with key (${id})`);
-      return this.readOnly(x, () => (x.version === 4 ? linesJson(this.store, [id], x.dialect, x.root)[0]! : `{"d":${linesJson(this.store, [id], x.dialect, x.root)[0]!}}`));
+      return this.readOnly(x, () => {
+        const json = linesJson(this.store, [id], x.dialect, x.root, lineSelection(parseQuery(x.search, x.version).select, x.version).fields)[0]!;
+        return x.version === 4 ? json : `{"d":${json}}`;
+      });
     }
     const order = this.store.get(id);
     if (op === 'Lines') {
@@ -154,8 +160,9 @@ export class WriteService implements ODataWriteControl {
   /** A collection of lines after the request's query options. */
   private async lines(x: Exchange, lines: Iterable<Stored>): Promise<void> {
     return this.readOnly(x, () => {
-      const { rows, count } = queryRows(x, LINE_SET, lines);
-      return collectionBody(linesJson(this.store, rows.map((l) => l['ID'] as number), x.dialect, x.root), x.dialect, x.root, 'OrderLines', count);
+      const { rows, count, options } = queryRows(x, LINE_SET, lines);
+      const sel = lineSelection(options.select, x.version);
+      return collectionBody(linesJson(this.store, rows.map((l) => l['ID'] as number), x.dialect, x.root, sel.fields), x.dialect, x.root, 'OrderLines', count, sel);
     });
   }
 
@@ -187,7 +194,9 @@ export class WriteService implements ODataWriteControl {
     switch (x.method) {
       case 'GET': {
         if (notModified(x, etag)) return reply(x, 304, { etag });
-        return reply(x, 200, { etag }, orderEntityBody(this.store, order, x.dialect, x.root, /\$expand=Lines/.test(x.search)));
+        const expand = /\$expand=Lines/.test(x.search);
+        const sel = orderSelection(parseQuery(x.search, x.version).select, x.version, expand);
+        return reply(x, 200, { etag }, orderEntityBody(this.store, order, x.dialect, x.root, expand, sel));
       }
       case 'PATCH':
       case 'MERGE':
