@@ -57,6 +57,18 @@ describe('OData test server: query options on the writable sets (v4)', () => {
     expect((await get(`${srv.v4}Orders/$count?$filter=${q('Amount lt 100')}`)).text).toBe('3');
   });
 
+  it('$filter with any/all over Lines (an order without lines: any false, all true), also in /$count', async () => {
+    expect(customers((await get(`${srv.v4}Orders?$filter=${q('Lines/any(l:l/Qty gt 3)')}`)).json)).toEqual(['Alpha']);
+    expect(customers((await get(`${srv.v4}Orders?$filter=${q('Lines/any()')}`)).json)).toEqual(['Alpha', 'Beta']);
+    expect(customers((await get(`${srv.v4}Orders?$filter=${q('Lines/all(l:l/Qty ge 2)')}`)).json)).toEqual(['Beta', 'Gamma', "O'Hara"]);
+    expect(customers((await get(`${srv.v4}Orders?$filter=${q("Lines/any(l:l/Product eq 'P3' and l/Qty eq 2) and Amount gt 100")}`)).json)).toEqual(['Beta']);
+    expect(customers((await get(`${srv.v4}Orders?$filter=${q("Lines/any(l:l/Product eq 'P2')")}&$orderby=${q('Amount desc')}&$select=Customer`)).json)).toEqual(['Alpha']);
+    expect((await get(`${srv.v4}Orders/$count?$filter=${q('not Lines/any()')}`)).text).toBe('2');
+    const unknown = await get(`${srv.v4}Orders?$filter=${q('Lines/any(l:l/Nope eq 1)')}`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.error.target).toBe('$filter');
+  });
+
   it('OrderLines and Orders(n)/Lines take $filter, $orderby, $top and $count', async () => {
     const lines = await get(`${srv.v4}OrderLines?$filter=${q('Qty ge 2')}&$orderby=${q('Qty desc')}&$count=true`);
     expect(lines.json.value.map((l: Json) => l.Product)).toEqual(['P2', 'P3']);

@@ -311,7 +311,7 @@ class Parser {
       }
       const nav = set.navs.find((n) => n.name === name);
       if (!nav) throw badRequest(`Unknown property '${name}' of ${set.typeName}`, this.option);
-      const target = ENTITY_SETS.get(nav.target) as EntitySetDef;
+      const target = nav.targetSet ?? (ENTITY_SETS.get(nav.target) as EntitySetDef);
       this.expect('slash', `'/' after navigation property ${name}`);
       const parent = rowOf;
       if (!nav.many) {

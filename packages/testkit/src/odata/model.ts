@@ -45,6 +45,8 @@ export interface NavDef {
   readonly constraint?: { property: string; referenced: string };
   /** Rows of the target reached from `row`. */
   resolve(row: unknown, sizes: SetSizes): IndexRange;
+  /** The target set itself when it is not one of ENTITY_SETS (the writable sets' `Lines`, in `$filter`). */
+  readonly targetSet?: EntitySetDef;
 }
 
 /** An arithmetic run of row indexes: `start`, `start + step`, … (`count` of them). */

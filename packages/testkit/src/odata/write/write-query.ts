@@ -1,12 +1,13 @@
 // Query options on the writable sets (Orders, OrderLines, Orders(n)/Lines): $filter, $orderby, $skip,
 // $top, $skiptoken and $count (also the /$count segment), evaluated by the same expression parser and
-// evaluator as the generated sets, over an entity set view of the rows held in the store.
+// evaluator as the generated sets, over an entity set view of the rows held in the store (Orders with a
+// Lines navigation property over a view of their lines, for any/all).
 import { evaluate } from '../collection.js';
 import { compileFilter, compileOrderBy } from '../filter-parser.js';
-import { DateValue, type EdmType, type EntitySetDef, type PropertyDef, type Value } from '../model.js';
+import { DateValue, type EdmType, type EntitySetDef, type IndexRange, type NavDef, type PropertyDef, type Value } from '../model.js';
 import { parseQuery, type QueryOptions } from '../query-options.js';
 import type { Exchange } from './exchange.js';
-import { LINE_FIELDS, ORDER_FIELDS, writeValue, type FieldDef, type OrderRecord, type Stored } from './orders.js';
+import { LINE_FIELDS, ORDER_FIELDS, writeValue, type FieldDef, type OrderRecord, type OrderStore, type Stored } from './orders.js';
 
 /** The rows of one request after its query options, and the count of all matching rows when asked for. */
 export interface QueriedRows<T> {
@@ -47,14 +48,34 @@ function property<T>(f: FieldDef, values: (row: T) => Stored): PropertyDef | und
 }
 
 /** An entity set over `rows` (in key order) for the expression compiler and `evaluate`. */
-function setOver<T>(name: string, typeName: string, fields: readonly FieldDef[], rows: readonly T[], values: (row: T) => Stored): EntitySetDef {
+function setOver<T>(name: string, typeName: string, fields: readonly FieldDef[], rows: readonly T[], values: (row: T) => Stored, navs: NavDef[] = []): EntitySetDef {
   return {
     name, typeName, keys: ['ID'],
     properties: fields.map((f) => property(f, values)).filter((p): p is PropertyDef => p !== undefined),
-    navs: [],
+    navs,
     size: () => rows.length,
     row: (i) => rows[i - 1],
     find: () => undefined,
+  };
+}
+
+/**
+ * `Lines` of `orders` as a navigation property for `$filter`'s `any`/`all`: one set of their lines, each
+ * order's in a run (in key order), and each order resolving to its run.
+ */
+function linesNav<T>(orders: readonly T[], linesOf: (order: T) => Stored[]): NavDef {
+  const all: Stored[] = [];
+  const runs = new Map<T, IndexRange>();
+  for (const order of orders) {
+    const own = linesOf(order).sort((a, b) => Number(a['ID']) - Number(b['ID']));
+    runs.set(order, { start: all.length + 1, step: 1, count: own.length });
+    all.push(...own);
+  }
+  const NONE: IndexRange = { start: 1, step: 1, count: 0 };
+  return {
+    name: 'Lines', target: LINE_SET.name, many: true, partner: 'Order',
+    resolve: (row) => runs.get(row as T) ?? NONE,
+    targetSet: setOver(LINE_SET.name, LINE_SET.typeName, LINE_FIELDS, all, LINE_SET.values),
   };
 }
 
@@ -64,6 +85,8 @@ export interface WritableSet<T> {
   readonly typeName: string;
   readonly fields: readonly FieldDef[];
   values(row: T): Stored;
+  /** The lines of a row, for `any`/`all` over `Lines` in `$filter` (Orders only). */
+  lines?(row: T): Stored[];
 }
 
 /**
@@ -73,7 +96,8 @@ export interface WritableSet<T> {
 export function queryRows<T>(x: Exchange, set: WritableSet<T>, rows: Iterable<T>): QueriedRows<T> {
   const options = parseQuery(x.search, x.version);
   const sorted = [...rows].sort((a, b) => Number(set.values(a)['ID']) - Number(set.values(b)['ID']));
-  const def = setOver(set.name, set.typeName, set.fields, sorted, set.values);
+  const navs = set.lines === undefined ? [] : [linesNav(sorted, set.lines.bind(set))];
+  const def = setOver(set.name, set.typeName, set.fields, sorted, set.values, navs);
   const ctx = { set: def, version: x.version, sizes: { products: 0 } };
   const result = evaluate({
     set: def,
@@ -90,7 +114,9 @@ export function queryRows<T>(x: Exchange, set: WritableSet<T>, rows: Iterable<T>
   return { rows: picked, total: result.total, count: options.count ? result.total : undefined, options };
 }
 
-/** Orders as a queryable set. */
-export const ORDER_SET: WritableSet<OrderRecord> = { name: 'Orders', typeName: 'Order', fields: ORDER_FIELDS, values: (o) => o.values };
+/** The orders of `store` as a queryable set (with their lines, for `any`/`all` over `Lines`). */
+export function orderSet(store: OrderStore): WritableSet<OrderRecord> {
+  return { name: 'Orders', typeName: 'Order', fields: ORDER_FIELDS, values: (o) => o.values, lines: (o) => o.lines.map((id) => store.lines.get(id)!) };
+}
 /** OrderLines as a queryable set. */
 export const LINE_SET: WritableSet<Stored> = { name: 'OrderLines', typeName: 'OrderLine', fields: LINE_FIELDS, values: (l) => l };

@@ -11,7 +11,7 @@ import { deltaRead } from './delta.js';
 import { Jobs } from './jobs.js';
 import { collectionBody, linesJson, orderEntityBody, orderJson } from './order-json.js';
 import { OrderStore, type OrderRecord, type Stored } from './orders.js';
-import { LINE_SET, ORDER_SET, queryRows, type WritableSet } from './write-query.js';
+import { LINE_SET, orderSet, queryRows, type WritableSet } from './write-query.js';
 import { actionParams, approve, closeAll, echo, monitor, startJob, totalAmount, v2Params, v4FunctionParams } from './operations.js';
 import { withWritesJson, withWritesXml } from './write-metadata.js';
 import { lineSelection, orderSelection } from './write-select.js';
@@ -122,14 +122,14 @@ export class WriteService implements ODataWriteControl {
       if (op === 'Demo.CloseAll' && x.method === 'POST' && x.version === 4) return closeAll(x, this.store);
       if (op === 'Demo.TotalAmount()' && x.method === 'GET' && x.version === 4) return totalAmount(x, this.store);
       if (op === '$count' && segments.length === 2) {
-        return set === 'OrderLines' ? this.count(x, LINE_SET, this.store.lines.values()) : this.count(x, ORDER_SET, this.store.orders.values());
+        return set === 'OrderLines' ? this.count(x, LINE_SET, this.store.lines.values()) : this.count(x, orderSet(this.store), this.store.orders.values());
       }
       if (op !== undefined) throw new ODataServerError(404, 'NotFound', `No segment '${op}' after ${set}`);
       if (set === 'OrderLines') return this.lines(x, this.store.lines.values());
       if (x.method === 'GET') {
         if (await deltaRead(x, this.store, this.removalsByKey, this.fullReadPageSize)) return;
         const expand = /\$expand=Lines/.test(x.search);
-        const { rows, count, options } = queryRows(x, ORDER_SET, this.store.orders.values());
+        const { rows, count, options } = queryRows(x, orderSet(this.store), this.store.orders.values());
         const sel = orderSelection(options.select, x.version, expand);
         const items = rows.map((o) => orderJson(this.store, o, x.dialect, x.root, expand, sel));
         return reply(x, 200, {}, collectionBody(items, x.dialect, x.root, 'Orders', count, sel));
