@@ -7,10 +7,10 @@ import type { IncomingMessage } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '@sluice/sink';
-import { sluiceCLI, startODataServer, startPostgresServer, type ODataTestServer, type PostgresTestServer, type SluiceCLI } from '@sluice/testkit';
+import { sluiceCLI, startODataServer, type ODataTestServer, type SluiceCLI } from '@sluice/testkit';
+import { startPostgresDatabase, type PostgresDatabase } from '../../sink/test/postgres.js';
 
 const PRODUCTS = 600;
 const RATE = 20;
@@ -19,19 +19,15 @@ let hook: ((req: IncomingMessage) => void) | undefined;
 let srv: ODataTestServer;
 let cli: SluiceCLI;
 let dir: string;
-let postgres: PostgresTestServer;
-let client: pg.Client;
+let postgres: PostgresDatabase;
 beforeAll(async () => {
   [srv, cli, dir, postgres] = await Promise.all([
     startODataServer({ products: PRODUCTS, pageSize: 20, authorize: (req) => { hook?.(req); return Promise.resolve(true); } }),
-    sluiceCLI(), mkdtemp(join(tmpdir(), 'sluice-sync-parts-cli-')), startPostgresServer(),
+    sluiceCLI(), mkdtemp(join(tmpdir(), 'sluice-sync-parts-cli-')), startPostgresDatabase(),
   ]);
-  client = new pg.Client({ connectionString: postgres.url });
-  await client.connect();
 }, 120_000);
 afterAll(async () => {
   hook = undefined;
-  await client?.end();
   await Promise.all([srv?.close(), postgres?.close()]);
   await rm(dir, { recursive: true, force: true });
 });
@@ -104,11 +100,11 @@ describe('sluice sync --mode snapshot --partitions', () => {
     const args = ['sync', srv.v4, 'Products', '--into', postgres.url, '--table', 'products', '--mode', 'snapshot', '--partitions', '6', '--parallel', '6', '--rate', String(RATE), '--burst', String(BURST)];
     await killAndComplete(args,
       async () => {
-        const exists = await client.query("SELECT to_regclass('products') IS NOT NULL AS ok");
+        const exists = await postgres.client.query("SELECT to_regclass('products') IS NOT NULL AS ok");
         if (exists.rows[0]?.['ok'] !== true) return undefined;
-        return (await client.query('SELECT "ID" FROM products ORDER BY "ID"')).rows.map((r: Record<string, unknown>) => Number(r['ID']));
+        return (await postgres.client.query('SELECT "ID" FROM products ORDER BY "ID"')).rows.map((r: Record<string, unknown>) => Number(r['ID']));
       },
-      async () => (await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")).rows.map((r: Record<string, unknown>) => String(r['tablename'])));
+      () => postgres.tables());
   }, 120_000);
 
   it('bad input exits 2 naming the flag, before any record is read', async () => {

@@ -6,12 +6,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createODataClient, type ODataClient } from '@sluice/odata';
-import { sendJSON, startPostgresServer, startServer, type PostgresTestServer, type TestServer } from '@sluice/testkit';
+import { sendJSON, startServer, type TestServer } from '@sluice/testkit';
 import { SinkError, syncEntitySet } from '../src/index.js';
 import { openSqlite } from '../src/sync/sqlite.js';
+import { startPostgresDatabase, type PostgresDatabase } from './postgres.js';
 
 const METADATA = `<?xml version="1.0" encoding="utf-8"?>
 <edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx"><edmx:DataServices>
@@ -37,12 +37,11 @@ const NO_NAN = [{ ID: 1, Price: '-INF', Ratio: 'INF', Range: { Low: 'NaN', High:
 let delta: unknown[] = WITH_NAN;
 let srv: TestServer;
 let od: ODataClient;
-let server: PostgresTestServer;
-let client: pg.Client;
+let postgres: PostgresDatabase;
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sluice-sync-floats-'));
-  [srv, server] = await Promise.all([
+  [srv, postgres] = await Promise.all([
     startServer((req, res) => {
       const { pathname, searchParams } = new URL(req.url ?? '/', 'http://x');
       const version = { 'odata-version': '4.0' };
@@ -53,22 +52,19 @@ beforeAll(async () => {
         sendJSON(res, 200, { '@odata.context': '$metadata#Items', value, '@odata.deltaLink': `Items?$deltatoken=${Math.min(token + 1, 2)}` }, version);
       } else sendJSON(res, 404, { error: { code: '404', message: 'not found' } }, version);
     }),
-    startPostgresServer(),
+    startPostgresDatabase(),
   ]);
   od = createODataClient({ serviceURL: `${srv.origin}/odata/`, version: '4.0', http: { retry: false } });
-  client = new pg.Client({ connectionString: server.url });
-  await client.connect();
 }, 120_000);
 afterAll(async () => {
   await od?.close();
-  await client?.end();
-  await server?.close();
+  await postgres?.close();
   await srv?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
 async function pgRows(table: string): Promise<Record<string, unknown>[]> {
-  return (await client.query(`SELECT "ID", "Price"::text AS "Price", "Ratio"::text AS "Ratio", "Range", "Samples" FROM ${table} ORDER BY "ID"`)).rows;
+  return (await postgres.client.query(`SELECT "ID", "Price"::text AS "Price", "Ratio"::text AS "Ratio", "Range", "Samples" FROM ${table} ORDER BY "ID"`)).rows;
 }
 
 function sqliteRows(path: string): Record<string, unknown>[] {
@@ -83,18 +79,18 @@ function sqliteRows(path: string): Record<string, unknown>[] {
 describe('Doubles "INF", "-INF", "NaN" through sluice sync', () => {
   it('PostgreSQL: double precision and real keep Infinity, -Infinity and NaN in the first load (COPY) and the delta upserts (COPY + INSERT); JSON columns hold "INF"/"NaN"', async () => {
     delta = WITH_NAN;
-    expect(await syncEntitySet({ od, entitySet: 'Items', into: server.url, table: 'items' })).toMatchObject({ run: 'load', mode: 'delta', upserted: 2 });
+    expect(await syncEntitySet({ od, entitySet: 'Items', into: postgres.url, table: 'items' })).toMatchObject({ run: 'load', mode: 'delta', upserted: 2 });
     expect(await pgRows('items')).toEqual([
       { ID: 1, Price: 'Infinity', Ratio: '-Infinity', Range: { Low: '-INF', High: 1 }, Samples: ['NaN', 1.5, 'INF'] },
       { ID: 2, Price: '-Infinity', Ratio: '150', Range: null, Samples: [] },
     ]);
-    expect(await syncEntitySet({ od, entitySet: 'Items', into: server.url, table: 'items' })).toMatchObject({ run: 'delta', upserted: 2, deleted: 1 });
+    expect(await syncEntitySet({ od, entitySet: 'Items', into: postgres.url, table: 'items' })).toMatchObject({ run: 'delta', upserted: 2, deleted: 1 });
     expect(await pgRows('items')).toEqual([
       { ID: 1, Price: 'NaN', Ratio: 'NaN', Range: { Low: 'NaN', High: 'INF' }, Samples: ['-INF'] },
       { ID: 3, Price: '2.5', Ratio: 'Infinity', Range: null, Samples: [] },
     ]);
     // The values compare as PostgreSQL's own: NaN equals NaN there and sorts above every number.
-    const nan = await client.query(`SELECT count(*)::int AS n FROM items WHERE "Price" = 'NaN'::float8 AND "Ratio" = 'NaN'::real`);
+    const nan = await postgres.client.query(`SELECT count(*)::int AS n FROM items WHERE "Price" = 'NaN'::float8 AND "Ratio" = 'NaN'::real`);
     expect(nan.rows[0]).toEqual({ n: 1 });
   });
 

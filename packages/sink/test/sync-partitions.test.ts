@@ -4,27 +4,23 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createODataClient, type ODataClient } from '@sluice/odata';
-import { startODataServer, startPostgresServer, type ODataTestServer, type PostgresTestServer } from '@sluice/testkit';
+import { startODataServer, type ODataTestServer } from '@sluice/testkit';
 import { SinkError, syncEntitySet } from '../src/index.js';
 import { sqliteRows } from './sync-helpers.js';
+import { startPostgresDatabase, type PostgresDatabase } from './postgres.js';
 
 const PRODUCTS = 1234;
 let srv: ODataTestServer;
 let od: ODataClient;
 let dir: string;
-let postgres: PostgresTestServer;
-let client: pg.Client;
+let postgres: PostgresDatabase;
 beforeAll(async () => {
-  [srv, dir, postgres] = await Promise.all([startODataServer({ products: PRODUCTS, pageSize: 50 }), mkdtemp(join(tmpdir(), 'sluice-sync-parts-')), startPostgresServer()]);
+  [srv, dir, postgres] = await Promise.all([startODataServer({ products: PRODUCTS, pageSize: 50 }), mkdtemp(join(tmpdir(), 'sluice-sync-parts-')), startPostgresDatabase()]);
   od = createODataClient({ serviceURL: srv.v4, version: '4.0', http: { retry: false } });
-  client = new pg.Client({ connectionString: postgres.url });
-  await client.connect();
 }, 120_000);
 afterAll(async () => {
-  await client?.end();
   await postgres?.close();
   await od?.close();
   await srv?.close();
@@ -80,7 +76,7 @@ describe('syncEntitySet in partitions (mode snapshot)', () => {
     const into = postgres.url;
     const result = await syncEntitySet({ od, entitySet: 'Products', into, table: 'products', mode: 'snapshot', partitions: 16, partitionBy: 'Name', parallel: 16 });
     expect(result).toMatchObject({ upserted: PRODUCTS, partitions: 16 });
-    const { rows } = await client.query('SELECT "ID", "Name" FROM products');
+    const { rows } = await postgres.client.query('SELECT "ID", "Name" FROM products');
     expect(lines(rows)).toEqual(await serviceProducts());
 
     const notices: string[] = [];
@@ -90,9 +86,8 @@ describe('syncEntitySet in partitions (mode snapshot)', () => {
     });
     expect(few).toMatchObject({ upserted: 3, partitions: 3 });
     expect(notices).toEqual(['made 3 of the 10 partitions asked for: only 3 distinct ranges of ID']);
-    expect((await client.query('SELECT "ID" FROM few ORDER BY "ID"')).rows).toEqual([{ ID: 1 }, { ID: 2 }, { ID: 3 }]);
-    const tables = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
-    expect(tables.rows.map((r) => r['tablename'])).toEqual(['few', 'products', 'sluice_sync']);
+    expect((await postgres.client.query('SELECT "ID" FROM few ORDER BY "ID"')).rows).toEqual([{ ID: 1 }, { ID: 2 }, { ID: 3 }]);
+    expect(await postgres.tables()).toEqual(['few', 'products', 'sluice_sync']);
   });
 
   it('an abort in the middle stops every partition and rejects with its reason; the former table stays whole', async () => {

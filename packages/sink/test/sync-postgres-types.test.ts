@@ -1,11 +1,11 @@
 // Every column kind into a real PostgreSQL by COPY, from a node:http OData v4 service whose two pages
 // overlap (the second sends the first page's last key again, changed): text with tabs, newlines and
 // backslashes, NaN, bytea, jsonb, NULLs; the overlapping key is replaced, not duplicated or refused.
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createODataClient, type ODataClient } from '@sluice/odata';
-import { sendJSON, startPostgresServer, startServer, type PostgresTestServer, type TestServer } from '@sluice/testkit';
+import { sendJSON, startServer, type TestServer } from '@sluice/testkit';
 import { syncEntitySet } from '../src/index.js';
+import { startPostgresDatabase, type PostgresDatabase } from './postgres.js';
 
 /** Property name, then its type and facets as `$metadata` declares them. */
 const PROPERTIES: [string, string][] = [
@@ -39,10 +39,9 @@ const PAGES = [[ONE, TWO], [{ ...TWO, Name: '\\.', Price: 'INF' }, NULLS]];
 
 let srv: TestServer;
 let od: ODataClient;
-let server: PostgresTestServer;
-let client: pg.Client;
+let postgres: PostgresDatabase;
 beforeAll(async () => {
-  [srv, server] = await Promise.all([
+  [srv, postgres] = await Promise.all([
     startServer((req, res) => {
       const { pathname, searchParams } = new URL(req.url ?? '/', 'http://x');
       const version = { 'odata-version': '4.0' };
@@ -55,17 +54,14 @@ beforeAll(async () => {
         sendJSON(res, 404, { error: { code: '404', message: 'not found' } }, version);
       }
     }),
-    startPostgresServer(),
+    startPostgresDatabase(),
   ]);
   od = createODataClient({ serviceURL: `${srv.origin}/odata/`, version: '4.0', http: { retry: false } });
-  client = new pg.Client({ connectionString: server.url });
-  await client.connect();
-  await client.query("SET TIME ZONE 'UTC'");
+  await postgres.client.query("SET TIME ZONE 'UTC'");
 }, 120_000);
 afterAll(async () => {
   await od?.close();
-  await client?.end();
-  await server?.close();
+  await postgres?.close();
   await srv?.close();
 });
 
@@ -73,7 +69,7 @@ const TEXT_COLUMNS = ['ID', 'Big', 'Amount', 'Loose', 'Price', 'Ratio', 'Tiny', 
 
 async function tableRows(table: string): Promise<Record<string, unknown>[]> {
   const list = TEXT_COLUMNS.map((c) => `"${c}"::text AS "${c}"`).join(', ');
-  return (await client.query(`SELECT ${list}, "Address", "Tags" FROM ${table} ORDER BY "ID"`)).rows;
+  return (await postgres.client.query(`SELECT ${list}, "Address", "Tags" FROM ${table} ORDER BY "ID"`)).rows;
 }
 
 const EXPECTED = [
@@ -91,17 +87,17 @@ const EXPECTED = [
 
 describe('syncEntitySet into PostgreSQL by COPY', () => {
   it('every column kind keeps its exact value (escapes, NaN, bytea, jsonb, NULL); a key a later page sends again replaces the row', async () => {
-    const snapshot = await syncEntitySet({ od, entitySet: 'Items', into: server.url, table: 'items', mode: 'snapshot' });
+    const snapshot = await syncEntitySet({ od, entitySet: 'Items', into: postgres.url, table: 'items', mode: 'snapshot' });
     expect(snapshot).toMatchObject({ run: 'snapshot', upserted: 4, pages: 2 });
     expect(await tableRows('items')).toEqual(EXPECTED);
     // The same through a change-tracking read (the service gives no delta link: loaded as a snapshot).
     const notices: string[] = [];
-    const load = await syncEntitySet({ od, entitySet: 'Items', into: server.url, table: 'items_auto', onNotice: (n) => notices.push(n) });
+    const load = await syncEntitySet({ od, entitySet: 'Items', into: postgres.url, table: 'items_auto', onNotice: (n) => notices.push(n) });
     expect(load).toMatchObject({ run: 'load', mode: 'snapshot' });
     expect(await tableRows('items_auto')).toEqual(EXPECTED);
     expect(notices.join('\n')).toMatch(/does not track changes of Items/);
     // A run again replaces every row in place.
-    expect(await syncEntitySet({ od, entitySet: 'Items', into: server.url, table: 'items' })).toMatchObject({ run: 'snapshot', upserted: 4 });
+    expect(await syncEntitySet({ od, entitySet: 'Items', into: postgres.url, table: 'items' })).toMatchObject({ run: 'snapshot', upserted: 4 });
     expect(await tableRows('items')).toEqual(EXPECTED);
   });
 });

@@ -3,9 +3,10 @@
 // both run as `nobody` through setpriv(1), in a folder that user owns.
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.js';
 
 /** A running PostgreSQL cluster with trust authentication for the `postgres` user. */
 export interface PostgresTestServer {
@@ -33,15 +34,6 @@ function binDir(): string {
 /** As root: the command run as `nobody` (setpriv executes it in place, so signals reach it directly). */
 function asUser(command: string[]): string[] {
   return process.getuid?.() === 0 ? ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', '--', ...command] : command;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no free port');
-  return address.port;
 }
 
 function check(result: SpawnSyncReturns<string>, what: string): void {
