@@ -48,13 +48,25 @@ export function placeholders(target: SqlTarget, n: number): string[] {
   return Array.from({ length: n }, (_, i) => (target.dialect === 'sqlite' ? '?' : `$${i + 1}`));
 }
 
-/** Creates `sluice_sync` when missing. */
+/** The columns added to `sluice_sync` after its first release, which a table made before lacks. */
+const ADDED_COLUMNS = ['run_upserted', 'run_deleted'];
+
+/** Creates `sluice_sync` when missing, and adds the columns a table made by an earlier sluice lacks. */
 export async function ensureStateTable(target: SqlTarget): Promise<void> {
   await target.exec(`CREATE TABLE IF NOT EXISTS ${STATE_TABLE} (
     table_name TEXT PRIMARY KEY, service_url TEXT NOT NULL, entity_set TEXT NOT NULL, query_url TEXT, mode TEXT NOT NULL,
     phase TEXT NOT NULL, load_table TEXT, resume_link TEXT, next_link TEXT, columns TEXT NOT NULL, last_run TEXT,
     upserted BIGINT NOT NULL, deleted BIGINT NOT NULL, runs BIGINT NOT NULL,
     run_upserted BIGINT NOT NULL DEFAULT 0, run_deleted BIGINT NOT NULL DEFAULT 0)`);
+  const have = new Set((await target.describe(STATE_TABLE))?.map((c) => c.name));
+  for (const column of ADDED_COLUMNS.filter((c) => !have.has(c))) {
+    try {
+      await target.exec(`ALTER TABLE ${STATE_TABLE} ADD COLUMN ${column} BIGINT NOT NULL DEFAULT 0`);
+    } catch (error) {
+      // A sync of another table added it meanwhile.
+      if (!(await target.describe(STATE_TABLE))?.some((c) => c.name === column)) throw error;
+    }
+  }
 }
 
 /** The state of `table`, if it was synced before. */
