@@ -1,6 +1,7 @@
 // V8's growth of the old generation for the `sluice` process, on request. After a full collection V8 lets the old
-// generation grow to about 3.5 times what survived before it collects again; a streaming command promotes a little
-// garbage with every page, so its resident set climbs for the first million records or two and then stays there.
+// generation grow to about 3.5 times what survived before it collects again; a streaming command that promotes a
+// little garbage with every page climbs for the first million records or two and then stays there (an NDJSON export
+// no longer does, since its scanner and text buffers stopped keeping body chunks and buffers alive: bench/RESULTS.md).
 // `SLUICE_HEAP_GROWING_PERCENT=100` (doubling) lowers that plateau by 10-20 MiB for more full collections; on a quiet
 // machine that cost 3-7% of the CPU of a 1M-record export (bench/RESULTS.md), so V8's own sizing is the default.
 import { setFlagsFromString } from 'node:v8';
