@@ -272,8 +272,8 @@ export class ItemScanner {
     this.pos = n;
     // Envelope bytes are copied out now so the chunk is not kept. It used to stay referenced (for `end`, which
     // found nothing left in it) until the next push or, for a page's last chunk, as long as the page's scanner
-    // lived: so long that young-generation collections promoted those chunks, whose bytes outside the heap were
-    // then freed only by a full collection. A 1,000,000-record export's peak RSS grew by 20-25 MiB with them.
+    // lived: often long enough for young-generation collections to promote those chunks, whose bytes outside the
+    // heap were then freed only by a full collection. A 1,000,000-record export's peak RSS grew by 20-25 MiB with them.
     if (this.envFrom >= 0) {
       this.envelope += buf.toString('latin1', this.envFrom, n);
       this.envFrom = n;
