@@ -3,9 +3,10 @@
 // loops a developer writes by hand (undici + JSON.parse + prepared inserts / COPY in one transaction); `sluice-heap`
 // runs sluice as `sluice` does and samples V8's heap every 20 ms. The process writes its CPU time and peak RSS (VmHWM,
 // see proc-rss.ts: not `maxRSS`, which a child inherits from its parent) as JSON to file descriptor 3 when it exits,
-// with `sluice-heap` the peaks of V8's heap spaces and of ArrayBuffer memory too (MiB).
+// with `sluice-heap` the peaks of V8's heap spaces and of ArrayBuffer memory too (MiB), and how many scavenges and
+// full (mark-compact) collections it made (v8's GCProfiler).
 import { writeSync } from 'node:fs';
-import { getHeapSpaceStatistics } from 'node:v8';
+import { GCProfiler, getHeapSpaceStatistics } from 'node:v8';
 import { pathToFileURL } from 'node:url';
 import { finished } from 'node:stream/promises';
 import pg from 'pg';
@@ -26,6 +27,12 @@ function sampleHeap(): void {
   peak('array_buffers', m.arrayBuffers);
 }
 if (mode === 'sluice-heap') setInterval(sampleHeap, 20).unref();
+const gcProfiler = mode === 'sluice-heap' ? new GCProfiler() : undefined;
+gcProfiler?.start();
+
+/** Scavenges and full (mark-compact) collections among the GCProfiler's statistics. */
+const collections = (statistics: readonly { gcType: string }[]): Record<string, number> =>
+  ({ scavenges: statistics.filter((g) => g.gcType === 'Scavenge').length, fullGCs: statistics.filter((g) => g.gcType === 'MarkSweepCompact').length });
 
 process.on('exit', () => {
   const usage = process.resourceUsage();
@@ -33,6 +40,7 @@ process.on('exit', () => {
   if (mode === 'sluice-heap') {
     sampleHeap();
     report['heapMiB'] = Object.fromEntries(Object.entries(heap).map(([k, v]) => [k, Math.round((v / 2 ** 20) * 10) / 10]));
+    report['gc'] = collections(gcProfiler!.stop()?.statistics ?? []);
   }
   writeSync(3, JSON.stringify(report));
 });
