@@ -228,10 +228,11 @@ export async function killAtRandom(kit: SyncKit, target: KillTarget, seed = KILL
       writes.fullReadPageSize = undefined;
     }
     // Nine changes make five delta pages of two, each run reading them all again from the kept delta link: the
-    // rows-written card is the last page's, whose commit carries the new delta link; other steps at any page.
+    // rows-written card is the last page's, whose commit carries the new delta link; other steps at any page, but
+    // `committed` before the last (after it the read is complete: two kills in a row would find one page to kill in).
     const deltaDeck = shuffled(rnd, ['rows-written', pick(rnd, steps), 'server']);
     const deltaPoint = (card: Card, serverMax: number): KillPoint =>
-      card === 'rows-written' ? { step: card, n: 5 } : pointOf(rnd, card, 1, card === 'server' ? serverMax : 5);
+      card === 'rows-written' ? { step: card, n: 5 } : pointOf(rnd, card, 1, card === 'server' ? serverMax : card === 'committed' ? 4 : 5);
     await change(kit, 'first');
     await killed('a', isDeltaPage, deltaPoint(deltaDeck.pop()!, 3), 'delta');
     await change(kit, 'meanwhile');
