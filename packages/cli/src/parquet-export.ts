@@ -65,6 +65,7 @@ export async function openParquet(od: ODataClient, entitySet: string, flags: Par
   try {
     const writer = await ParquetRecordWriter.open({
       columns,
+      entitySet,
       output: (bytes) => sink.write(bytes),
       codec: codecOf(flags.compression),
     });

@@ -173,17 +173,22 @@ describe('sluice export --format parquet', () => {
     expect(srv.requests.at(-1)!.url).toContain('$select=Amount,ID');
   });
 
-  it('a value its column cannot hold exactly fails, naming the column, and leaves no file', async () => {
-    rows = [{ ...ROWS[0]!, Small: '1.005' }];
-    try {
-      const out = join(dir, 'bad.parquet');
-      const r = await cli.run(['export', `${srv.origin}/odata/`, 'Items', '--format', 'parquet', '--out', out]);
-      expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/column Small \(Edm\.Decimal\): "1\.005" has more than 2 decimals/);
-      expect(existsSync(out)).toBe(false);
-      expect((await readdir(dir)).filter((f) => f.includes('bad.parquet'))).toEqual([]);
-    } finally {
-      rows = ROWS;
+  it('a value its column cannot hold exactly (more decimals, a Single beyond float32) fails, naming the set, column, key and value, and leaves no file', async () => {
+    for (const [bad, said] of [
+      [{ Small: '1.005' }, /column Small \(Edm\.Decimal\): "1\.005" has more than 2 decimals \(entity set Items, the record with key ID=2\)/],
+      [{ Ratio: 1e39 }, /column Ratio \(Edm\.Single\): 1e\+39 is outside the range of Edm\.Single .* \(entity set Items, the record with key ID=2\)/],
+    ] as const) {
+      rows = [ROWS[0]!, { ...ROWS[0]!, ID: 2, ...bad }];
+      try {
+        const out = join(dir, 'bad.parquet');
+        const r = await cli.run(['export', `${srv.origin}/odata/`, 'Items', '--format', 'parquet', '--out', out]);
+        expect(r.code).toBe(1);
+        expect(r.stderr).toMatch(said);
+        expect(existsSync(out)).toBe(false);
+        expect((await readdir(dir)).filter((f) => f.includes('bad.parquet'))).toEqual([]);
+      } finally {
+        rows = ROWS;
+      }
     }
   });
 

@@ -4,7 +4,8 @@
 import type { Column } from './columns.js';
 import { SinkError } from './errors.js';
 import {
-  binaryBytes, dateText, decimalText, epochDays, float, guidBytes, inInt64, instantValue, int32, int64Value, jsonText, text, timeNanos, inUnit, unscaledValue,
+  bad, binaryBytes, booleanValue, dateText, decimalText, epochDays, float, guidBytes, inInt64, instantValue, int32, int64Value, intRange, intRangeText, jsonText,
+  SINGLE_RANGE, text, timeNanos, inUnit, unscaledValue,
 } from './values.js';
 
 /** Statistics of a column chunk, in the forms hyparquet-writer's footer writer takes (bigints for INT64 and decimals). */
@@ -56,8 +57,7 @@ export abstract class ColumnBuffer {
 }
 
 const bytesOf = (a: Int32Array | Float64Array | Float32Array, count: number): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, count * a.BYTES_PER_ELEMENT);
-const outOfRange = (column: Column, value: unknown, what: string): SinkError =>
-  new SinkError(`column ${column.name} (${column.edmType}): ${typeof value === 'string' ? JSON.stringify(value.slice(0, 60)) : String(value)} ${what}`, 'value');
+const outOfRange = bad;
 
 /** INT32: integers, dates (days since 1970) and decimals of up to 9 digits (unscaled). */
 class Int32Buffer extends ColumnBuffer {
@@ -139,9 +139,12 @@ class FloatBuffer extends ColumnBuffer {
 
   protected put(value: unknown): void {
     const x = typeof value === 'number' ? value : float(this.column, value);
-    const i = this.n++;
+    const i = this.n;
     this.values[i] = x;
     const stored = this.values[i]!;
+    // A finite value a FLOAT column would hold as an infinity (1e39): refused, not changed.
+    if (stored - stored !== 0 && x - x === 0) throw outOfRange(this.column, value, SINGLE_RANGE);
+    this.n++;
     if (stored !== stored) this.nans++;
     else {
       if (stored < this.min) this.min = stored;
@@ -170,7 +173,7 @@ class BooleanBuffer extends ColumnBuffer {
   }
 
   protected put(value: unknown): void {
-    const b = typeof value === 'boolean' ? value : value === 'true' ? true : value === 'false' ? false : int32(this.column, value) !== 0;
+    const b = typeof value === 'boolean' ? value : booleanValue(this.column, value);
     this.values[this.n++] = b ? 1 : 0;
     this.seen |= b ? 2 : 1;
   }
@@ -323,20 +326,14 @@ class ByteArrayBuffer extends ColumnBuffer {
   }
 }
 
-/** Integer range of an `int` column by its bits and sign. */
-function intRange(column: Column): [number, number] {
-  const bits = column.bits ?? 32;
-  return column.signed === false ? [0, 2 ** bits - 1] : [-(2 ** (bits - 1)), 2 ** (bits - 1) - 1];
-}
-
 /** The buffer of a column, for row groups of up to `capacity` rows. */
 export function columnBuffer(column: Column, capacity: number, element: Readonly<Record<string, unknown>>): ColumnBuffer {
   const c = column;
   switch (c.kind) {
     case 'boolean': return new BooleanBuffer(c, capacity);
     case 'int': {
-      const [lo, hi] = intRange(c);
-      return new Int32Buffer(c, capacity, (v) => (typeof v === 'number' && Number.isInteger(v) ? v : int32(c, v)), lo, hi, `is outside the range of ${c.edmType} (${lo} to ${hi})`, false);
+      const range = intRange(c);
+      return new Int32Buffer(c, capacity, (v) => (typeof v === 'number' && Number.isInteger(v) ? v : int32(c, v)), range[0], range[1], intRangeText(c, range), false);
     }
     case 'int64': return new Int64Buffer(c, capacity, (v) => int64Value(c, v));
     case 'double': return new FloatBuffer(c, capacity, false);

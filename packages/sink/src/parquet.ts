@@ -5,6 +5,7 @@ import type { Column } from './columns.js';
 import { SinkError } from './errors.js';
 import { columnBuffer, type ColumnBuffer } from './parquet-columns.js';
 import { snappyCompress } from './snappy.js';
+import { recordOf } from './values.js';
 
 /** A Parquet schema element as hyparquet-writer takes it (the parquet-format Thrift fields). */
 export type ParquetSchemaElement = Record<string, unknown> & { name: string };
@@ -84,6 +85,8 @@ export interface ParquetWriterOptions {
   rowGroupSize?: number | undefined;
   /** The compression of the data pages (default `SNAPPY`). */
   codec?: ParquetCodec | undefined;
+  /** The entity set the records come from, named (with the record's key) in the error of a value a column cannot hold. */
+  entitySet?: string | undefined;
   /** Key-value metadata for the footer, such as the service URL. */
   metadata?: Readonly<Record<string, string>> | undefined;
 }
@@ -140,9 +143,11 @@ type Library = {
 /**
  * Writes records as a typed Parquet file, one row group at a time (one PLAIN data page per column chunk,
  * SNAPPY-compressed by default, min/max/null statistics per chunk). Values are converted and checked as they
- * are added: a decimal with more digits than its precision or scale, an Int64 that arrived as an inexact
- * number or a timestamp finer than its unit is a {@link SinkError} naming the column, and the writer takes
- * no more records after it.
+ * are added: a value its column cannot hold exactly (a decimal with more digits than its precision or scale, an
+ * Int64 that arrived as an inexact number, an integer beyond its type, a Single beyond float32, a day not on the
+ * calendar, a timestamp finer than its unit or beyond its range) is a `value` {@link SinkError} naming the entity
+ * set, the column, the record's key and the value, and the writer takes no more records after it: discard the
+ * file (nothing of the row group was written).
  *
  * @example
  * ```ts
@@ -207,8 +212,11 @@ export class ParquetRecordWriter {
     try {
       for (let i = 0; i < this.buffers.length; i++) this.buffers[i]!.add(record[this.names[i]!]);
     } catch (error) {
-      this.failed = error;
-      throw error;
+      const named = error instanceof SinkError
+        ? new SinkError(`${error.message} (${recordOf(this.options.entitySet, this.options.columns.filter((c) => c.key), record)})`, error.code, { cause: error })
+        : error;
+      this.failed = named;
+      throw named;
     }
     if (++this.rows >= this.groupSize) await this.flushGroup();
   }

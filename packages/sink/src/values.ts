@@ -3,13 +3,28 @@
 // through a float; a value that its column cannot hold exactly is an error naming the column.
 import { odataFloatValue, odataJsonNumbers } from '@sluice/odata';
 import { SinkError } from './errors.js';
+import { civilDays, isCalendarDate, isPlainDateTime } from './calendar.js';
 import type { Column } from './columns.js';
 
 const DECIMAL = /^([-+]?)(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?$/;
 
-function bad(column: Column, value: unknown, why: string): SinkError {
-  const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 60)) : String(value);
-  return new SinkError(`column ${column.name} (${column.edmType}): ${shown} ${why}`, 'value');
+/** A value as an error shows it: text quoted and cut at 60 characters (a value is data, not a secret, but may be long). */
+export function shownValue(value: unknown): string {
+  if (typeof value === 'string') return value.length > 60 ? `${JSON.stringify(value.slice(0, 60))}...` : JSON.stringify(value);
+  if (value instanceof Uint8Array) return `${value.length} bytes`;
+  const text = typeof value === 'object' && value !== null && !(value instanceof Date) ? (JSON.stringify(value, odataJsonNumbers) ?? String(value)) : String(value);
+  return text.length > 60 ? `${text.slice(0, 60)}...` : text;
+}
+
+/** Which record a value error is about: `entity set Items, the record with key ID=1` (key values cut short). */
+export function recordOf(entitySet: string | undefined, keys: readonly Column[], record: Readonly<Record<string, unknown>>): string {
+  const key = keys.map((k) => `${k.name}=${shownValue(record[k.name])}`).join(', ');
+  return [entitySet === undefined ? '' : `entity set ${entitySet}`, key === '' ? '' : `the record with key ${key}`].filter(Boolean).join(', ') || 'a record';
+}
+
+/** The `value` SinkError of a value its column cannot hold: the column, its EDM type, the value and why. */
+export function bad(column: Column, value: unknown, why: string): SinkError {
+  return new SinkError(`column ${column.name} (${column.edmType}): ${shownValue(value)} ${why}`, 'value');
 }
 
 /** A decimal (string, number or bigint, exponent allowed) as plain text: `-12.50`, `0.001`. */
@@ -18,6 +33,7 @@ export function decimalText(column: Column, value: unknown): string {
   const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : typeof value === 'string' ? value.trim() : '';
   const m = DECIMAL.exec(text);
   if (!m || (m[2] === '' && (m[3] ?? '') === '')) throw bad(column, value, 'is no decimal number');
+  if (m[4] !== undefined && !(Math.abs(Number(m[4])) <= 10_000)) throw bad(column, value, 'has an exponent beyond 10000 (too long to write out)');
   let digits = (m[2] ?? '') + (m[3] ?? '');
   let point = (m[2] ?? '').length + Number(m[4] ?? 0);
   if (point < 0) { digits = '0'.repeat(-point) + digits; point = 0; }
@@ -45,11 +61,39 @@ export function int64(column: Column, value: unknown): bigint {
   throw bad(column, value, typeof value === 'number' ? 'is no exact integer (Int64 above 2^53 must arrive as text: IEEE754Compatible)' : 'is no integer');
 }
 
-/** A 32-bit (or smaller) integer as a number. */
+/** A 32-bit (or smaller) integer as a number: a number that is an integer, or decimal integer text (not `""`, `0x1F`, `1e3`). */
 export function int32(column: Column, value: unknown): number {
-  const n = typeof value === 'string' ? Number(value) : value;
+  const n = typeof value === 'string' ? (/^\s*[-+]?\d{1,10}\s*$/.test(value) ? Number(value) : NaN) : value;
   if (typeof n !== 'number' || !Number.isInteger(n)) throw bad(column, value, 'is no integer');
   return n;
+}
+
+/** Integer range of an `int` column by its bits and sign (Byte 0 to 255, SByte -128 to 127, Int16, Int32). */
+export function intRange(column: Column): [number, number] {
+  const bits = column.bits ?? 32;
+  return column.signed === false ? [0, 2 ** bits - 1] : [-(2 ** (bits - 1)), 2 ** (bits - 1) - 1];
+}
+
+/** What an out-of-range integer is told. */
+export const intRangeText = (column: Column, [lo, hi]: [number, number]): string => `is outside the range of ${column.edmType} (${lo} to ${hi})`;
+
+/** An integer of an `int` column, checked against its EDM type's range ({@link intRange}). */
+export function intValue(column: Column): (value: unknown) => number {
+  const range = intRange(column);
+  const [lo, hi] = range;
+  return (value) => {
+    const n = typeof value === 'number' && Number.isInteger(value) ? value : int32(column, value);
+    if (!(n >= lo && n <= hi)) throw bad(column, value, intRangeText(column, range));
+    return n;
+  };
+}
+
+/** A Boolean: `true`/`false`, their text, or 1/0; anything else (`2`, `""`, `"yes"`) is a `value` SinkError, not a guess. */
+export function booleanValue(column: Column, value: unknown): boolean {
+  if (value === true || value === false) return value;
+  if (value === 'true' || value === 1) return true;
+  if (value === 'false' || value === 0) return false;
+  throw bad(column, value, 'is no Boolean');
 }
 
 /**
@@ -63,6 +107,22 @@ export function float(column: Column, value: unknown): number {
   return n;
 }
 
+/** The largest finite float32 (3.4028234663852886e38). */
+export const SINGLE_MAX = 3.4028234663852886e38;
+
+/** What a finite value beyond float32 is told (it would become an infinity). */
+export const SINGLE_RANGE = `is outside the range of Edm.Single (a finite float32, at most ${SINGLE_MAX} in magnitude): it would be stored as an infinity`;
+
+/**
+ * A Single ({@link float}): rounding to float32 is the type, but a finite value that float32 rounds to an
+ * infinity is refused ({@link SINGLE_RANGE}).
+ */
+export function single(column: Column, value: unknown): number {
+  const n = typeof value === 'number' ? value : float(column, value);
+  if (n - n === 0 && Math.fround(n) - Math.fround(n) !== 0) throw bad(column, value, SINGLE_RANGE);
+  return n;
+}
+
 const ISO = /^(-?\d{4,})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?)?\s*(Z|[+-]\d\d:?\d\d)?$/i;
 
 /** Nanoseconds of a fraction of a second (`5` is 500,000,000); digits past the ninth must be zeros. */
@@ -72,9 +132,13 @@ function nanosOf(column: Column, value: unknown, fraction: string | undefined): 
   return BigInt(fraction.slice(0, 9).padEnd(9, '0'));
 }
 
+/** The range of an instant in JavaScript (and so in the sink): 100,000,000 days either side of 1970. */
+const MAX_MS = 8.64e15;
+
 /**
  * An instant as nanoseconds since 1970-01-01T00:00:00Z, from a `Date` or an ISO 8601 text with `Z` or
- * an offset (a text without one is taken as UTC, as v2 `Edm.DateTime` is).
+ * an offset (a text without one is taken as UTC, as v2 `Edm.DateTime` is). A day or time that is not on the
+ * calendar or the clock (2024-02-30, 10:75) is refused, not rolled over.
  */
 export function epochNanos(column: Column, value: unknown): bigint {
   if (value instanceof Date) {
@@ -89,8 +153,10 @@ export function epochNanos(column: Column, value: unknown): bigint {
     const digits = zone.replace(':', '');
     offset = (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5))) * (digits.startsWith('-') ? -1 : 1);
   }
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0) - offset, Number(m[6] ?? 0));
-  if (Number.isNaN(ms)) throw bad(column, value, 'is no valid date-time');
+  const [hour, minute, second] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
+  if (!isCalendarDate(Number(m[1]), Number(m[2]), Number(m[3])) || hour > 23 || minute > 59 || second > 59) throw bad(column, value, 'is no valid date-time (a day or time not on the calendar)');
+  const ms = civilDays(Number(m[1]), Number(m[2]), Number(m[3])) * 86_400_000 + ((hour * 60 + minute - offset) * 60 + second) * 1000;
+  if (!(Math.abs(ms) <= MAX_MS)) throw bad(column, value, 'is outside the range of date-times (years -271821 to 275760)');
   return BigInt(ms) * 1_000_000n + nanosOf(column, value, m[7]);
 }
 
@@ -114,8 +180,11 @@ const V2_TIME = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.(\d+))?S)?$/;
 /** A time of day (`13:20:05.5`, v2 `PT13H20M05.5S`) as nanoseconds since midnight. */
 export function timeNanos(column: Column, value: unknown): bigint {
   const text = typeof value === 'string' ? value.trim() : '';
-  const m = TIME.exec(text) ?? V2_TIME.exec(text);
+  const clock = TIME.exec(text);
+  const m = clock ?? V2_TIME.exec(text);
   if (!m) throw bad(column, value, 'is no time of day');
+  // hh:mm:ss is a clock reading (10:75 is no time); the v2 form is a duration since midnight (PT1H90M is 02:30).
+  if (clock && (Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59)) throw bad(column, value, 'is no time of day (hour 0-23, minute and second 0-59)');
   const seconds = Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
   const nanos = BigInt(seconds) * 1_000_000_000n + nanosOf(column, value, m[4]);
   if (nanos >= 86_400n * 1_000_000_000n) throw bad(column, value, 'is not within a day');
@@ -130,24 +199,37 @@ export function timeText(nanos: bigint): string {
   return fraction ? `${hms}.${fraction}` : hms;
 }
 
-/** A date (`2024-03-01`, or a `Date`) as `YYYY-MM-DD`. */
+const DATE = /^(-?\d{4,})-(\d\d)-(\d\d)$/;
+
+/** A date (`2024-03-01`, or a `Date`) as `YYYY-MM-DD`; a day not on the calendar (2024-02-30) is refused. */
 export function dateText(column: Column, value: unknown): string {
-  if (value instanceof Date) return value.toISOString().slice(0, 10);
-  if (typeof value === 'string' && /^-?\d{4,}-\d\d-\d\d$/.test(value.trim())) return value.trim();
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw bad(column, value, 'is an invalid date');
+    return value.toISOString().slice(0, 10);
+  }
+  if (typeof value === 'string' && value.length === 10 && isPlainDateTime(value)) return value;
+  const date = typeof value === 'string' ? DATE.exec(value.trim()) : null;
+  if (date) {
+    if (!isCalendarDate(Number(date[1]), Number(date[2]), Number(date[3]))) throw bad(column, value, 'is no valid date (a day not on the calendar)');
+    return (value as string).trim();
+  }
   if (typeof value === 'string' && ISO.test(value.trim())) return isoUTC(epochNanos(column, value)).slice(0, 10);
   throw bad(column, value, 'is no date');
 }
 
-/** Days since 1970-01-01 of a `YYYY-MM-DD` date. */
+/** Days since 1970-01-01 of a `YYYY-MM-DD` date (as {@link dateText} gives it). */
 export function epochDays(date: string): number {
   const [y, m, d] = date.split(/(?<=\d)-/).map(Number);
-  return Math.round(Date.UTC(y!, m! - 1, d!) / 86_400_000);
+  return civilDays(y!, m!, d!);
 }
 
 /** Bytes of a base64 or base64url text (v4 sends base64url, v2 base64). */
 export function binaryBytes(column: Column, value: unknown): Uint8Array {
   if (value instanceof Uint8Array) return value;
-  if (typeof value !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(value)) throw bad(column, value, 'is no base64 text');
+  // Padded, a text is whole groups of 4; unpadded, its last group has 2 or 3 characters (1 holds no byte).
+  if (typeof value !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(value) || (value.endsWith('=') ? value.length % 4 !== 0 : value.length % 4 === 1)) {
+    throw bad(column, value, 'is no base64 text');
+  }
   return Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
 }
 
@@ -260,7 +342,7 @@ const UTC_DIGITS_MS = [...UTC_DIGITS, 20, 21, 22];
  */
 export function instantValue(column: Column, value: unknown, perMs: number, per: bigint): number | bigint {
   const ms = value instanceof Date ? value.getTime() : typeof value === 'string' ? plainUTCMillis(value) : undefined;
-  if (ms !== undefined && Number.isInteger(ms)) {
+  if (ms !== undefined && Number.isInteger(ms) && (typeof value !== 'string' || isPlainDateTime(value))) {
     const n = ms * perMs;
     if (Number.isSafeInteger(n)) return n;
   }

@@ -108,7 +108,7 @@ describe('Doubles "INF", "-INF", "NaN" through sluice sync', () => {
     expect(refused).toBeInstanceOf(SinkError);
     expect(refused).toMatchObject({ code: 'value' });
     expect((refused as Error).message).toBe(
-      'column Price (Edm.Double): NaN cannot be stored in SQLite (a REAL column reads it back as NULL); sync into PostgreSQL, or export to Parquet, which keep it (the record with key ID=1)',
+      'column Price (Edm.Double): NaN cannot be stored in SQLite (a REAL column reads it back as NULL); sync into PostgreSQL, or export to Parquet, which keep it (entity set Items, the record with key ID=1)',
     );
     expect(sqliteRows(path)).toEqual(loaded);
     // The service's value changed: the next run applies the same delta page.

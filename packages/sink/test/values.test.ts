@@ -4,6 +4,7 @@ import { keyOfRemovedId, SinkError, type Column } from '../src/index.js';
 import {
   decimalText, epochNanos, float, guidBytes, guidText, inUnit, instantValue, int64, int64Value, isoUTC, timeNanos, timeText, unscaledDecimal, unscaledValue,
 } from '../src/values.js';
+import { civilDays, isCalendarDate } from '../src/calendar.js';
 
 const col = (edmType: string): Column => ({ name: 'X', edmType, kind: 'decimal', nullable: true, key: false });
 
@@ -91,5 +92,21 @@ describe('values', () => {
     expect(keyOfRemovedId('X(42L)', ['ID'])).toEqual({ ID: '42' });
     expect(() => keyOfRemovedId('Orders(42)', ['A', 'B'])).toThrow(/cannot read the key \(A, B\)/);
     expect(() => keyOfRemovedId("Items(OrderID=1)", ['OrderID', 'ItemNo'])).toThrow(SinkError);
+  });
+
+  it('calendar days: every day of years -400 to 2400 as a JavaScript Date counts it (whose setUTCFullYear takes years below 100 as they are); impossible days refused', () => {
+    const date = new Date(0);
+    const wrong: string[] = [];
+    for (let year = -400; year <= 2400; year += year < 150 ? 1 : 7) {
+      for (let month = 1; month <= 12; month++) {
+        for (let day = 1; day <= 31; day++) {
+          date.setUTCFullYear(year, month - 1, day);
+          const real = date.getUTCMonth() === month - 1;
+          if (isCalendarDate(year, month, day) !== real || (real && civilDays(year, month, day) !== date.getTime() / 86_400_000)) wrong.push(`${year}-${month}-${day}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect([isCalendarDate(2024, 13, 1), isCalendarDate(2024, 0, 1), isCalendarDate(2024, 1, 0)]).toEqual([false, false, false]);
   });
 });

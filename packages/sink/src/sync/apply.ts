@@ -6,6 +6,7 @@ import { SinkError } from '../errors.js';
 import { keyOfRemovedId } from './keys.js';
 import type { SqlTarget } from './sql-target.js';
 import { sqlValue } from './sql-types.js';
+import { recordOf } from '../values.js';
 
 /** Counts of one page. */
 export interface Applied {
@@ -20,7 +21,8 @@ export class RowMaker {
   private readonly keyConvert: ((value: unknown) => unknown)[];
   private readonly keyIndex: number[];
 
-  constructor(target: SqlTarget, readonly columns: readonly Column[]) {
+  /** `entitySet` names the set in the errors of its values. */
+  constructor(target: SqlTarget, readonly columns: readonly Column[], private readonly entitySet?: string | undefined) {
     this.convert = columns.map((c) => sqlValue(target.dialect, c));
     this.keys = columns.filter((c) => c.key);
     this.keyConvert = this.keys.map((c) => sqlValue(target.dialect, c));
@@ -43,9 +45,8 @@ export class RowMaker {
         return this.convert[i]!(value);
       });
     } catch (error) {
-      if (!(error instanceof SinkError) || this.keys.length === 0) throw error;
-      const key = this.keys.map((k) => `${k.name}=${JSON.stringify(record[k.name]) ?? 'undefined'}`).join(', ');
-      throw new SinkError(`${error.message} (the record with key ${key})`, error.code, { cause: error });
+      if (!(error instanceof SinkError)) throw error;
+      throw new SinkError(`${error.message} (${recordOf(this.entitySet, this.keys, record)})`, error.code, { cause: error });
     }
   }
 

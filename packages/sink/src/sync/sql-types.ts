@@ -3,8 +3,10 @@
 import type { Column } from '../columns.js';
 import { SinkError } from '../errors.js';
 import {
-  binaryBytes, dateText, decimalText, epochNanos, float, guidText, inUnit, int32, int64, isoUTC, jsonText, text, timeNanos, timeText, unscaledDecimal,
+  bad, binaryBytes, booleanValue, dateText, decimalText, epochNanos, float, guidText, inInt64, intValue, inUnit, int64, isoUTC, jsonText, single, text,
+  timeNanos, timeText, unscaledDecimal,
 } from '../values.js';
+import { isPlainDateTime } from '../calendar.js';
 
 /** The SQL dialects `sluice sync` writes. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -56,49 +58,66 @@ const CANONICAL_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{0,8}[1-9])?Z$/;
 /** Integer text that a double holds exactly (at most 15 digits). */
 const SMALL_INTEGER = /^-?\d{1,15}$/;
 
+/**
+ * Dates and instants in a SQL table are texts of years 0001 to 9999 (`YYYY-MM-DD...`): PostgreSQL reads no
+ * ISO 8601 year 0 (1 BC), no signed six-digit year, and a SQLite table must read the same as a PostgreSQL one.
+ */
+function inSqlYears(column: Column, value: unknown, text: string): string {
+  const c = text.charCodeAt(0);
+  if (c < 48 || c > 57 || text.charCodeAt(4) !== 45 || text.startsWith('0000')) throw bad(column, value, 'is outside the years 0001 to 9999 that a SQL date or timestamp column holds here');
+  return text;
+}
+
 /** Turns a decoded value (not null) into what the dialect's driver binds for the column. */
 export function sqlValue(dialect: Dialect, column: Column): (value: unknown) => unknown {
   const pg = dialect === 'postgres';
   switch (column.kind) {
     case 'boolean': return (v) => {
-      const b = v === true || v === 'true' || v === 1;
-      if (!b && v !== false && v !== 'false' && v !== 0) int32(column, v);
+      const b = booleanValue(column, v);
       return pg ? b : b ? 1 : 0;
     };
-    case 'int': return (v) => int32(column, v);
+    case 'int': return intValue(column);
     case 'int64': return pg
-      ? (v) => (typeof v === 'string' && SMALL_INTEGER.test(v) ? v : int64(column, v).toString())
-      : (v) => (typeof v === 'string' && SMALL_INTEGER.test(v) ? Number(v) : int64(column, v));
+      ? (v) => (typeof v === 'string' && SMALL_INTEGER.test(v) ? v : inInt64(column, v, int64(column, v)).toString())
+      : (v) => (typeof v === 'string' && SMALL_INTEGER.test(v) ? Number(v) : inInt64(column, v, int64(column, v)));
     case 'decimal': {
       if (!exactDecimal(column)) return (v) => decimalText(column, v);
-      // Checked against the scale, kept as the exact text; plain text within the scale needs no parsing.
-      const plain = new RegExp(column.scale === 0 ? '^-?(?:0|[1-9]\\d*)$' : `^-?(?:0|[1-9]\\d*)(?:\\.\\d{1,${column.scale!}})?$`);
+      // Checked against the precision and scale, kept as the exact text; plain text within both needs no parsing.
+      const scale = column.scale!;
+      const whole = column.precision! - scale;
+      const int = whole === 0 ? '0' : `(?:0|[1-9]\\d{0,${whole - 1}})`;
+      const plain = new RegExp(scale === 0 ? `^-?${int}$` : `^-?${int}(?:\\.\\d{1,${scale}})?$`);
+      const limit = 10n ** BigInt(column.precision!);
       return (v) => {
         if (typeof v === 'string' && plain.test(v)) return v;
-        unscaledDecimal(column, v, column.scale!);
+        const unscaled = unscaledDecimal(column, v, scale);
+        if (unscaled >= limit || unscaled <= -limit) throw bad(column, v, `has more than ${column.precision} digits (${whole} before the point)`);
         return decimalText(column, v);
       };
     }
     // PostgreSQL reads 'Infinity', '-Infinity' and 'NaN' (COPY text and parameters alike). SQLite keeps
     // infinities in a REAL but reads NaN back as NULL: refused rather than lost.
-    case 'double': case 'single': return pg ? (v) => {
-      const n = float(column, v);
-      return Number.isFinite(n) ? n : String(n);
-    } : (v) => {
-      const n = float(column, v);
-      if (n !== n) throw new SinkError(`column ${column.name} (${column.edmType}): NaN cannot be stored in SQLite (a REAL column reads it back as NULL); sync into PostgreSQL, or export to Parquet, which keep it`, 'value');
-      return n;
-    };
-    case 'date': return (v) => dateText(column, v);
+    case 'double': case 'single': {
+      const read = column.kind === 'single' ? single : float;
+      return pg ? (v) => {
+        const n = read(column, v);
+        return Number.isFinite(n) ? n : String(n);
+      } : (v) => {
+        const n = read(column, v);
+        if (n !== n) throw new SinkError(`column ${column.name} (${column.edmType}): NaN cannot be stored in SQLite (a REAL column reads it back as NULL); sync into PostgreSQL, or export to Parquet, which keep it`, 'value');
+        return n;
+      };
+    }
+    case 'date': return (v) => inSqlYears(column, v, dateText(column, v));
     case 'timestamp': {
       const per = pg ? 10n ** BigInt(9 - pgDigits(column)) : 1n;
       // The longest canonical text the column holds as it is: `...:SSZ` (20 characters) plus `.` and the digits.
       const longest = pg ? (pgDigits(column) === 0 ? 20 : 21 + pgDigits(column)) : Infinity;
       return (v) => {
-        if (typeof v === 'string' && CANONICAL_UTC.test(v) && v.length <= longest) return v;
+        if (typeof v === 'string' && CANONICAL_UTC.test(v) && v.length <= longest && isPlainDateTime(v)) return inSqlYears(column, v, v);
         const ns = epochNanos(column, v);
         inUnit(column, v, ns, per);
-        return isoUTC(ns);
+        return inSqlYears(column, v, isoUTC(ns));
       };
     }
     case 'time': {

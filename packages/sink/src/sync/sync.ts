@@ -82,7 +82,7 @@ class Run {
   pages = 0;
   readonly rows: RowMaker;
   constructor(readonly o: SyncOptions, readonly target: SqlTarget, readonly table: string, readonly columns: readonly Column[], readonly query: Query<unknown>, readonly started: string) {
-    this.rows = new RowMaker(target, columns);
+    this.rows = new RowMaker(target, columns, this.o.entitySet);
   }
 
   state(over: Partial<SyncState> & Pick<SyncState, 'mode' | 'phase'>, previous: SyncState | undefined): SyncState {
