@@ -24,6 +24,14 @@ describe('odataFloatValue', () => {
     }
   });
 
+  it('writes a finite number with the digits String() gives it, -0 as 0', () => {
+    const numbers = [0, -0, 1, -1, 0.1 + 0.2, 1e21, -1e21, 1e-7, 1.5e-7, 123.456, 2 ** 53, 2 ** 53 + 2, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 5e-324, Number.MAX_VALUE, 1 / 3, 1e300, 2 ** 31, -(2 ** 31) - 1];
+    for (const n of numbers) expect(odataFloatText(n), String(n)).toBe(String(n));
+    expect(odataFloatText(-0)).toBe('0');
+    expect(odataFloatText(2 ** 53 + 1)).toBe('9007199254740992');
+    expect([odataFloatText(Infinity), odataFloatText(-Infinity), odataFloatText(NaN)]).toEqual(['INF', '-INF', 'NaN']);
+  });
+
   it('reads back what odataFloatText and odataJsonNumbers write', () => {
     for (const n of [Infinity, -Infinity, 1.5e300, -0.125, 5e-324, Number.MAX_VALUE]) expect(odataFloatValue(odataFloatText(n))).toBe(n);
     expect(odataFloatValue(odataFloatText(NaN))).toBeNaN();
