@@ -4,7 +4,7 @@
 import type { Column } from './columns.js';
 import { SinkError } from './errors.js';
 import {
-  bad, binaryBytes, booleanValue, dateText, decimalText, epochDays, float, guidBytes, inInt64, instantValue, int32, int64Value, intRange, intRangeText, jsonText,
+  bad, binaryBytes, booleanValue, dateText, decimalText, epochDays, float, guidBytes, inInt64, instantValue, int32, int64Value, intRange, intRangeText, isWellFormed, jsonColumnText, LONE_SURROGATE,
   SINGLE_RANGE, text, timeNanos, inUnit, unscaledValue,
 } from './values.js';
 
@@ -295,9 +295,11 @@ class ByteArrayBuffer extends ColumnBuffer {
     if (typeof v === 'string') {
       this.room(4 + 3 * v.length);
       const length = this.bytes.write(v, this.at + 4, 'utf8');
+      const ascii = length === v.length;
+      // UTF-8 has no bytes for a lone surrogate: Buffer.write would have put U+FFFD in its place.
+      if (!ascii && !isWellFormed(v)) throw bad(this.column, value, LONE_SURROGATE);
       this.bytes.writeUInt32LE(length, this.at);
       this.at += 4 + length;
-      const ascii = length === v.length;
       const min = this.min as string | undefined;
       const max = this.max as string | undefined;
       if (min === undefined || ((ascii || this.minAscii) ? v < min : compareCodePoints(v, min) < 0)) { this.min = v; this.minAscii = ascii; }
@@ -365,7 +367,7 @@ export function columnBuffer(column: Column, capacity: number, element: Readonly
     }
     case 'guid': return new UuidBuffer(c, capacity);
     case 'binary': return new ByteArrayBuffer(c, capacity, (v) => binaryBytes(c, v));
-    case 'json': return new ByteArrayBuffer(c, capacity, (v) => jsonText(v));
+    case 'json': return new ByteArrayBuffer(c, capacity, (v) => jsonColumnText(c, v));
     case 'duration':
     case 'string': return new ByteArrayBuffer(c, capacity, (v) => (typeof v === 'string' ? v : text(v)));
   }

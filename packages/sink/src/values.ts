@@ -249,6 +249,32 @@ export function text(value: unknown): string {
   return typeof value === 'string' ? value : typeof value === 'object' ? jsonText(value) : String(value);
 }
 
+/** Whether a text is well-formed UTF-16 (no lone surrogate): V8 answers at once for a one-byte string. */
+export const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+/** What a text with a lone surrogate is told: UTF-8 has no bytes for it, so every target would store U+FFFD. */
+export const LONE_SURROGATE = 'holds a lone UTF-16 surrogate, which UTF-8 cannot encode (it would be stored as U+FFFD)';
+
+/** A lone surrogate's escape in JSON text (after an even number of backslashes: not an escaped `\`). */
+const LONE_ESCAPE = /(?<!\\)(?:\\\\)*\\ud[89a-f]/i;
+
+/**
+ * A JSON column's text ({@link jsonText}), refused when a string in it has a lone surrogate: JSON.stringify writes
+ * it as an escape (`\ud800`) that readers refuse (DuckDB's JSON type, PostgreSQL's jsonb), failing the whole file.
+ */
+export function jsonColumnText(column: Column, value: unknown): string {
+  const json = jsonText(value);
+  if (json.includes('\\u') && LONE_ESCAPE.test(json)) throw bad(column, value, 'holds a string with a lone UTF-16 surrogate, whose JSON escape readers refuse (DuckDB, PostgreSQL\'s jsonb)');
+  return json;
+}
+
+/** A text column's value ({@link text}), refused when it holds a lone surrogate ({@link LONE_SURROGATE}). */
+export function wellFormedText(column: Column, value: unknown): string {
+  const t = text(value);
+  if (!isWellFormed(t)) throw bad(column, value, LONE_SURROGATE);
+  return t;
+}
+
 // Fast paths of the Parquet writer: the common shapes of a value parsed without a regex or a bigint, anything
 // else handed to the exact functions above (so a value means the same on either path).
 

@@ -3,7 +3,7 @@
 import type { Column } from '../columns.js';
 import { SinkError } from '../errors.js';
 import {
-  bad, binaryBytes, booleanValue, dateText, decimalText, epochNanos, float, guidText, inInt64, intValue, inUnit, int64, isoUTC, jsonText, single, text,
+  bad, binaryBytes, booleanValue, dateText, decimalText, epochNanos, float, guidText, inInt64, intValue, inUnit, int64, isoUTC, jsonColumnText, single, wellFormedText,
   timeNanos, timeText, unscaledDecimal,
 } from '../values.js';
 import { isPlainDateTime } from '../calendar.js';
@@ -55,6 +55,8 @@ export function sqlType(dialect: Dialect, column: Column): string {
 
 /** An instant already in the form {@link isoUTC} writes (UTC, no trailing zero digit): kept as it is. */
 const CANONICAL_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{0,8}[1-9])?Z$/;
+/** `\u0000` in JSON text (after an even number of backslashes: not an escaped `\`). */
+const NUL_ESCAPE = /(?<!\\)(?:\\\\)*\\u0000/;
 /** Integer text that a double holds exactly (at most 15 digits). */
 const SMALL_INTEGER = /^-?\d{1,15}$/;
 
@@ -99,9 +101,11 @@ export function sqlValue(dialect: Dialect, column: Column): (value: unknown) => 
     // infinities in a REAL but reads NaN back as NULL: refused rather than lost.
     case 'double': case 'single': {
       const read = column.kind === 'single' ? single : float;
+      // PostgreSQL's real refuses a text that float32 rounds to zero (1e-50); rounded here, as a Parquet FLOAT rounds it.
+      const round = column.kind === 'single' ? Math.fround : (n: number): number => n;
       return pg ? (v) => {
         const n = read(column, v);
-        return Number.isFinite(n) ? n : String(n);
+        return Number.isFinite(n) ? round(n) : String(n);
       } : (v) => {
         const n = read(column, v);
         if (n !== n) throw new SinkError(`column ${column.name} (${column.edmType}): NaN cannot be stored in SQLite (a REAL column reads it back as NULL); sync into PostgreSQL, or export to Parquet, which keep it`, 'value');
@@ -126,7 +130,17 @@ export function sqlValue(dialect: Dialect, column: Column): (value: unknown) => 
     }
     case 'guid': return (v) => guidText(column, v);
     case 'binary': return (v) => Buffer.from(binaryBytes(column, v));
-    case 'json': return (v) => jsonText(v);
-    case 'duration': case 'string': return (v) => text(v);
+    // PostgreSQL's text has no NUL character and its jsonb no `\u0000` escape: refused by name here rather than
+    // by the server's COPY error, which names neither the column nor the record.
+    case 'json': return pg ? (v) => {
+      const json = jsonColumnText(column, v);
+      if (json.includes('\\u') && NUL_ESCAPE.test(json)) throw bad(column, v, 'holds a NUL character, which PostgreSQL\'s jsonb cannot hold; sync into SQLite, or export to Parquet, which keep it');
+      return json;
+    } : (v) => jsonColumnText(column, v);
+    case 'duration': case 'string': return pg ? (v) => {
+      const t = wellFormedText(column, v);
+      if (t.includes('\u0000')) throw bad(column, v, 'holds a NUL character, which PostgreSQL\'s text cannot hold; sync into SQLite, or export to Parquet, which keep it');
+      return t;
+    } : (v) => wellFormedText(column, v);
   }
 }
