@@ -214,4 +214,26 @@ describe('sync: values a column cannot hold', () => {
       if (dialect === 'sqlite') expect(sqliteRows(path, 'SELECT Name, Tags FROM Items WHERE ID = 3')).toEqual([{ Name: 'a\u0000b', Tags: JSON.stringify(NOT_IN_POSTGRES.Tags) }]);
     }, 120_000);
   }
+
+  for (const dialect of ['sqlite', 'postgres'] as const) {
+    it(`${dialect}: a bad value in the first load is refused before the page is written (no row, no resume link); the rerun loads the fixed set`, async () => {
+      const path = join(dir, 'load.db');
+      const into = dialect === 'sqlite' ? `sqlite:${path}` : postgres().url;
+      const read = async (sql: string): Promise<Record<string, unknown>[]> => (dialect === 'sqlite' ? sqliteRows(path, sql) : (await postgres().client.query(sql)).rows);
+      full = [...GOOD, badRecord('Ratio', 1e39)];
+      try {
+        const refused = await syncEntitySet({ od, entitySet: 'Items', into, table: 'loaded' }).catch((e: unknown) => e);
+        expect(refused).toBeInstanceOf(SinkError);
+        expect(refused).toMatchObject({ code: 'value', message: expect.stringMatching(message('Ratio', /1e\+39 is outside the range of Edm\.Single/)) });
+        // The load had begun (its state and empty staging table were committed before the first page); the page was not.
+        expect(await read(`SELECT phase, resume_link, upserted FROM sluice_sync WHERE table_name = 'loaded'`)).toEqual([{ phase: 'loading', resume_link: null, upserted: dialect === 'sqlite' ? 0 : '0' }]);
+        expect(await read('SELECT count(*) AS n FROM loaded__sluice_load')).toEqual([{ n: dialect === 'sqlite' ? 0 : '0' }]);
+        full = [...GOOD, badRecord('Ratio', 1.5)];
+        expect(await syncEntitySet({ od, entitySet: 'Items', into, table: 'loaded' })).toMatchObject({ upserted: 3 });
+        expect((await read('SELECT "ID", "Ratio" FROM loaded ORDER BY "ID"')).map((r) => [r['ID'], Math.fround(Number(r['Ratio']))])).toEqual([[1, 3.4028234663852886e38], [2, -3.4028234663852886e38], [3, 1.5]]);
+      } finally {
+        full = GOOD;
+      }
+    }, 120_000);
+  }
 });
