@@ -63,7 +63,7 @@ export function int64(column: Column, value: unknown): bigint {
 
 /** A 32-bit (or smaller) integer as a number: a number that is an integer, or decimal integer text (not `""`, `0x1F`, `1e3`). */
 export function int32(column: Column, value: unknown): number {
-  const n = typeof value === 'string' ? (/^\s*[-+]?\d{1,10}\s*$/.test(value) ? Number(value) : NaN) : value;
+  const n = typeof value === 'string' ? (/^\s*[-+]?\d+\s*$/.test(value) ? Number(value) : NaN) : value;
   if (typeof n !== 'number' || !Number.isInteger(n)) throw bad(column, value, 'is no integer');
   return n;
 }

@@ -204,6 +204,15 @@ describe('sync: values a column cannot hold', () => {
         expect(await read(table)).toEqual(loaded);
         expect(await read(stateSQL)).toEqual(state);
       }
+      // A removal whose key its column cannot hold: named with the set and the removed id, nothing applied.
+      delta = [{ ...GOOD[0], Tiny: 7 }, { '@odata.context': '$metadata#Items/$deletedEntity', id: 'Items(99999999999)', reason: 'deleted' }];
+      const removal = await syncEntitySet({ od, entitySet: 'Items', into }).catch((e: unknown) => e);
+      expect(removal).toMatchObject({
+        code: 'value',
+        message: 'column ID (Edm.Int32): "99999999999" is outside the range of Edm.Int32 (-2147483648 to 2147483647) (entity set Items, the removal of "Items(99999999999)")',
+      });
+      expect(await read(table)).toEqual(loaded);
+      expect(await read(stateSQL)).toEqual(state);
       // Fixed: a Single float32 rounds to zero (PostgreSQL's real refuses the unrounded text), SQLite's text as sent.
       delta = [{ ...GOOD[0], Tiny: 7 }, { ...badRecord('Tiny', 3), Ratio: 1e-50, ...(dialect === 'sqlite' ? NOT_IN_POSTGRES : {}) }];
       expect(await syncEntitySet({ od, entitySet: 'Items', into })).toMatchObject({ run: 'delta', upserted: 2 });

@@ -6,7 +6,7 @@ import { SinkError } from '../errors.js';
 import { keyOfRemovedId } from './keys.js';
 import type { SqlTarget } from './sql-target.js';
 import { sqlValue } from './sql-types.js';
-import { recordOf } from '../values.js';
+import { recordOf, shownValue } from '../values.js';
 
 /** Counts of one page. */
 export interface Applied {
@@ -58,7 +58,13 @@ export class RowMaker {
   /** The key values of a removed entity: its key properties when the service sent them (4.01), else read from its id. */
   keyOfRemoval(id: string, sent: Readonly<Record<string, unknown>> | undefined): unknown[] {
     const key = sent !== undefined && this.keys.every((k) => sent[k.name] !== undefined && sent[k.name] !== null) ? sent : keyOfRemovedId(id, this.keys.map((k) => k.name));
-    return this.keys.map((k, i) => this.keyConvert[i]!(key[k.name]));
+    try {
+      return this.keys.map((k, i) => this.keyConvert[i]!(key[k.name]));
+    } catch (error) {
+      if (!(error instanceof SinkError)) throw error;
+      const set = this.entitySet === undefined ? '' : `entity set ${this.entitySet}, `;
+      throw new SinkError(`${error.message} (${set}the removal of ${shownValue(id)})`, error.code, { cause: error });
+    }
   }
 }
 
