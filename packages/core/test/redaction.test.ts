@@ -19,6 +19,13 @@ describe('redactURL', () => {
     expect(redactURL('https://h/page#section-2')).toBe('https://h/page#section-2');
   });
 
+  it('keeps empty pairs, bare names and a trailing & byte for byte while redacting', () => {
+    expect(redactURL('https://h/p?&&a=1&&token=t&flag&')).toBe('https://h/p?&&a=1&&token=[REDACTED]&flag&');
+    expect(redactURL('https://h/p?')).toBe('https://h/p?');
+    expect(redactURL('https://h/p?password')).toBe('https://h/p?password');
+    expect(redactURL('https://h/p?x=1#&code=c&')).toBe('https://h/p?x=1#&code=[REDACTED]&');
+  });
+
   it('redacts relative URLs and strings that do not parse', () => {
     expect(redactURL('users?password=hunter2&x=1')).toBe('users?password=[REDACTED]&x=1');
     expect(redactURL('not a url //u:p@h?secret=1')).toBe('not a url //h?secret=[REDACTED]');
