@@ -151,7 +151,9 @@ export function epochNanos(column: Column, value: unknown): bigint {
   const zone = m[8];
   if (zone !== undefined && zone.toUpperCase() !== 'Z') {
     const digits = zone.replace(':', '');
-    offset = (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5))) * (digits.startsWith('-') ? -1 : 1);
+    const [hours, minutes] = [Number(digits.slice(1, 3)), Number(digits.slice(3, 5))];
+    if (hours > 23 || minutes > 59) throw bad(column, value, 'is no valid date-time (an offset not on the clock)');
+    offset = (hours * 60 + minutes) * (digits.startsWith('-') ? -1 : 1);
   }
   const [hour, minute, second] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
   if (!isCalendarDate(Number(m[1]), Number(m[2]), Number(m[3])) || hour > 23 || minute > 59 || second > 59) throw bad(column, value, 'is no valid date-time (a day or time not on the calendar)');

@@ -60,6 +60,7 @@ const BAD: { prop: string; value: unknown; why: RegExp }[] = [
   { prop: 'Day', value: '2023-02-29', why: /"2023-02-29" is no valid date/ },
   { prop: 'At', value: '2024-02-30T10:00:00Z', why: /"2024-02-30T10:00:00Z" is no valid date-time/ },
   { prop: 'At', value: '2024-01-01T10:75:00+01:00', why: /"2024-01-01T10:75:00\+01:00" is no valid date-time/ },
+  { prop: 'At', value: '2024-01-01T10:00:00+01:75', why: /"2024-01-01T10:00:00\+01:75" is no valid date-time \(an offset not on the clock\)/ },
   { prop: 'Clock', value: '10:75:00', why: /"10:75:00" is no time of day/ },
   { prop: 'Clock', value: '24:00:00', why: /"24:00:00" is no time of day/ },
   { prop: 'Uid', value: '0B8F4A8E-1C2D-4E5F-8A9B-0C1D2E3F4A5', why: /"0B8F4A8E-1C2D-4E5F-8A9B-0C1D2E3F4A5" is no GUID/ },
