@@ -72,6 +72,12 @@ const BAD: { prop: string; value: unknown; why: RegExp }[] = [
   { prop: 'Tags', value: ['x\ud800', '\\ud800 is text'], why: /\["x\\ud800","\\\\ud800 is text"\] holds a string with a lone UTF-16 surrogate, whose JSON escape readers refuse/ },
 ];
 
+/** Dates and instants outside the years 0001-9999 a SQL column holds here (Parquet's DATE and TIMESTAMP hold them). */
+const SQL_ONLY: { prop: string; value: unknown; why: RegExp }[] = [
+  { prop: 'Day', value: '0000-12-31', why: /"0000-12-31" is outside the years 0001 to 9999/ },
+  { prop: 'At', value: '9999-12-31T23:00:00-02:00', why: /"9999-12-31T23:00:00-02:00" is outside the years 0001 to 9999/ },
+];
+
 /** Text PostgreSQL cannot hold (a NUL character, in text and in jsonb), which Parquet and SQLite keep. */
 const NOT_IN_POSTGRES = { Name: 'a\u0000b', Tags: ['c\u0000', '\\u0000 is text'] };
 const PG_ONLY: { prop: string; value: unknown; why: RegExp }[] = [
@@ -124,7 +130,7 @@ async function exportParquet(): Promise<{ pieces: Uint8Array[]; error?: unknown 
 
 describe('Parquet: values a column cannot hold', () => {
   it('legal values at the edges are kept, read back by DuckDB (and text PostgreSQL could not hold)', async () => {
-    full = [...GOOD, { ...GOOD[1], ID: 3, ...NOT_IN_POSTGRES }];
+    full = [...GOOD, { ...GOOD[1], ID: 3, ...NOT_IN_POSTGRES, Day: '0000-12-31', At: '9999-12-31T23:00:00-02:00' }];
     const { pieces, error } = await exportParquet();
     full = GOOD;
     expect(error).toBeUndefined();
@@ -148,8 +154,11 @@ describe('Parquet: values a column cannot hold', () => {
           Name: '', Tags: '[]',
         },
       ]);
-      const text = (await con.runAndReadAll(`SELECT Name, Tags::VARCHAR AS Tags FROM read_parquet('${path}') WHERE ID = 3`)).getRowObjects();
-      expect(text).toEqual([{ Name: 'a\u0000b', Tags: JSON.stringify(NOT_IN_POSTGRES.Tags) }]);
+      const third = (await con.runAndReadAll(`SELECT Name, Tags::VARCHAR AS Tags, ("Day" - DATE '1970-01-01')::INTEGER AS Days, epoch_us("At")::VARCHAR AS "At"
+        FROM read_parquet('${path}') WHERE ID = 3`)).getRowObjects();
+      const yearZero = new Date(0);
+      yearZero.setUTCFullYear(0, 11, 31);
+      expect(third).toEqual([{ Name: 'a\u0000b', Tags: JSON.stringify(NOT_IN_POSTGRES.Tags), Days: yearZero.getTime() / 86_400_000, At: String(Date.parse('+010000-01-01T01:00:00Z') * 1000) }]);
     } finally {
       con.closeSync();
       db.closeSync();
@@ -197,7 +206,7 @@ describe('sync: values a column cannot hold', () => {
         ]);
       const stateSQL = dialect === 'sqlite' ? 'SELECT * FROM sluice_sync' : 'SELECT * FROM sluice_sync';
       const state = await read(stateSQL);
-      for (const { prop, value, why } of dialect === 'postgres' ? [...BAD, ...PG_ONLY] : BAD) {
+      for (const { prop, value, why } of dialect === 'postgres' ? [...BAD, ...SQL_ONLY, ...PG_ONLY] : [...BAD, ...SQL_ONLY]) {
         delta = [{ ...GOOD[0], Tiny: 7 }, badRecord(prop, value)];
         const refused = await syncEntitySet({ od, entitySet: 'Items', into }).catch((e: unknown) => e);
         expect(refused, `${prop} ${JSON.stringify(value)}`).toBeInstanceOf(SinkError);
