@@ -16,6 +16,14 @@ export function shownValue(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 60)}...` : text;
 }
 
+/**
+ * A number as text, the digits `String` gives, without V8's number-to-string cache: `String(v)` leaves each string it
+ * makes in that cache, which keeps it alive for many pages, long enough to be promoted to the old generation and to
+ * stay there as garbage until a full collection (bench/RESULTS.md, issue 25). A safe integer goes through
+ * `toFixed(0)`, another finite number through `JSON.stringify` (both spell a number as `String` does).
+ */
+export const numberText = (v: number): string => (Number.isSafeInteger(v) ? v.toFixed(0) : Number.isFinite(v) ? JSON.stringify(v) : String(v));
+
 /** Which record a value error is about: `entity set Items, the record with key ID=1` (key values cut short). */
 export function recordOf(entitySet: string | undefined, keys: readonly Column[], record: Readonly<Record<string, unknown>>): string {
   const key = keys.map((k) => `${k.name}=${shownValue(record[k.name])}`).join(', ');

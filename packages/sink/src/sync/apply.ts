@@ -4,9 +4,10 @@ import type { DeltaChange } from '@sluice/odata';
 import type { Column } from '../columns.js';
 import { SinkError } from '../errors.js';
 import { keyOfRemovedId } from './keys.js';
+import { RefusedRow } from './pg-refused.js';
 import type { SqlTarget } from './sql-target.js';
 import { sqlValue } from './sql-types.js';
-import { recordOf, shownValue } from '../values.js';
+import { numberText, recordOf, shownValue } from '../values.js';
 
 /** Counts of one page. */
 export interface Applied {
@@ -50,6 +51,13 @@ export class RowMaker {
     }
   }
 
+  /** A row the database refused ({@link RefusedRow}) named with the entity set; any other error as it is. */
+  named(error: unknown): unknown {
+    if (!(error instanceof RefusedRow)) return error;
+    const which = [this.entitySet === undefined ? '' : `entity set ${this.entitySet}`, error.record ?? ''].filter(Boolean).join(', ');
+    return new SinkError(which === '' ? error.message : `${error.message} (${which})`, error.code, { cause: error.pgError });
+  }
+
   /** What identifies the key of a row within a page (see {@link keyId}). */
   keyIdOfRow(row: readonly unknown[]): unknown {
     return this.keyIndex.length === 1 ? valueId(row[this.keyIndex[0]!]) : keyId(this.keyIndex.map((i) => row[i]));
@@ -68,7 +76,8 @@ export class RowMaker {
   }
 }
 
-const keyPart = (v: unknown): string => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : String(v));
+/** One value of a composite key as text: a number without V8's number-to-string cache ({@link numberText}), the same digits `String` gives. */
+const keyPart = (v: unknown): string => (typeof v === 'number' ? numberText(v) : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : String(v));
 
 /**
  * What identifies a key within a page. A single key value is its own map key (a bigint in the safe range as a
@@ -96,13 +105,13 @@ export async function applyChanges(target: SqlTarget, table: string, rows: RowMa
   let deletes = new Map<unknown, unknown[]>();
   const flushUpserts = async (): Promise<void> => {
     if (upserts.size === 0) return;
-    await target.upsert(table, rows.columns, [...upserts.values()]);
+    await target.upsert(table, rows.columns, [...upserts.values()]).catch((error: unknown) => { throw rows.named(error); });
     counts.upserted += upserts.size;
     upserts = new Map();
   };
   const flushDeletes = async (): Promise<void> => {
     if (deletes.size === 0) return;
-    await target.remove(table, rows.keyColumns, [...deletes.values()]);
+    await target.remove(table, rows.keyColumns, [...deletes.values()]).catch((error: unknown) => { throw rows.named(error); });
     counts.deleted += deletes.size;
     deletes = new Map();
   };

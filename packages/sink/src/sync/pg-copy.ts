@@ -4,6 +4,7 @@ import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Column } from '../columns.js';
+import { numberText } from '../values.js';
 import { killPlanned, reached } from './kill-at.js';
 import { ident } from './sql-types.js';
 
@@ -15,14 +16,6 @@ const SPECIALS = /[\\\n\r\t]/g;
 function escaped(text: string): string {
   return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ESCAPES[c]!) : text;
 }
-
-/**
- * A number as text, the digits `String` gives, without V8's number-to-string cache: `String(v)` leaves each string it
- * makes in that cache, which keeps it alive for many pages, long enough to be promoted to the old generation and to
- * stay there as garbage until a full collection (bench/RESULTS.md, issue 25). A safe integer goes through
- * `toFixed(0)`, another finite number through `JSON.stringify` (both spell a number as `String` does).
- */
-const numberText = (v: number): string => (Number.isSafeInteger(v) ? v.toFixed(0) : Number.isFinite(v) ? JSON.stringify(v) : String(v));
 
 /** The COPY text of one value of a column (not null), from what `sqlValue` made of it. */
 function encoderOf(column: Column): (value: unknown) => string {

@@ -8,6 +8,7 @@ import type { Writable } from 'node:stream';
 import type { Column } from '../columns.js';
 import { SinkError } from '../errors.js';
 import { copyRows, CopyEncoder, type SubmitQuery } from './pg-copy.js';
+import { copyLine, firstRefused, isDatabaseError, refusal, refusesValues } from './pg-refused.js';
 import type { SqlTarget, TableColumn } from './sql-target.js';
 import { ident, sqlType } from './sql-types.js';
 
@@ -133,25 +134,65 @@ class PostgresTarget implements SqlTarget {
         await this.client.query('RELEASE SAVEPOINT sluice_copy');
         return;
       } catch (error) {
-        if ((error as { code?: unknown }).code !== '23505') throw error;
+        if ((error as { constraint?: unknown }).constraint !== `${table}_pkey`) throw this.copyRefused(error, table, columns, rows);
         await this.client.query('ROLLBACK TO SAVEPOINT sluice_copy');
       }
     }
-    const temp = await this.temp(table, columns);
-    await copyRows(this.submit, temp, columns, encoder, rows);
     const names = columns.map((c) => ident(c.name)).join(', ');
     const key = columns.filter((c) => c.key).map((c) => ident(c.name));
     const rest = columns.filter((c) => !c.key).map((c) => `${ident(c.name)} = EXCLUDED.${ident(c.name)}`);
-    await this.client.query(`WITH page AS (DELETE FROM ${ident(temp)} RETURNING *) INSERT INTO ${ident(table)} (${names}) SELECT ${names} FROM page ` +
+    await this.fromTemp(table, columns, rows, (temp) => `WITH page AS (DELETE FROM ${ident(temp)} RETURNING *) INSERT INTO ${ident(table)} (${names}) SELECT ${names} FROM page ` +
       `ON CONFLICT (${key.join(', ')}) DO ${rest.length ? `UPDATE SET ${rest.join(', ')}` : 'NOTHING'}`);
   }
 
   async remove(table: string, keys: readonly Column[], rows: readonly unknown[][]): Promise<void> {
     if (rows.length === 0) return;
-    const temp = await this.temp(table, keys);
-    await copyRows(this.submit, temp, keys, this.encoder(keys), rows);
     const match = keys.map((k) => `t.${ident(k.name)} = page.${ident(k.name)}`).join(' AND ');
-    await this.client.query(`WITH page AS (DELETE FROM ${ident(temp)} RETURNING *) DELETE FROM ${ident(table)} t USING page WHERE ${match}`);
+    await this.fromTemp(table, keys, rows, (temp) => `WITH page AS (DELETE FROM ${ident(temp)} RETURNING *) DELETE FROM ${ident(table)} t USING page WHERE ${match}`);
+  }
+
+  /** A failed COPY of `rows` into `table`: PostgreSQL's refusal named with the row of the line it gives. */
+  private copyRefused(error: unknown, table: string, columns: readonly Column[], rows: readonly unknown[][]): unknown {
+    if (!isDatabaseError(error)) return error;
+    const at = copyLine(error);
+    return refusal(error, table, columns, at && rows[at.line - 1], at?.column);
+  }
+
+  /**
+   * Copies `rows` into a temporary table, then runs `statement(temp)`, which applies them to `table`. When
+   * PostgreSQL refuses a value there (a constraint, a trigger), the statement is undone to its savepoint and
+   * shorter prefixes of the page are tried (each undone) to name the first refused row.
+   */
+  private async fromTemp(table: string, columns: readonly Column[], rows: readonly unknown[][], statement: (temp: string) => string): Promise<void> {
+    const temp = await this.temp(table, columns);
+    const encoder = this.encoder(columns);
+    try {
+      await copyRows(this.submit, temp, columns, encoder, rows);
+    } catch (error) {
+      throw this.copyRefused(error, table, columns, rows);
+    }
+    const sql = statement(temp);
+    try {
+      // One round trip: the savepoint is taken, the statement run, the savepoint let go (skipped when it fails).
+      await this.client.query(`SAVEPOINT sluice_apply; ${sql}; RELEASE SAVEPOINT sluice_apply`);
+    } catch (error) {
+      if (!isDatabaseError(error) || !refusesValues(error)) throw isDatabaseError(error) ? refusal(error, table, columns, undefined) : error;
+      await this.client.query('ROLLBACK TO SAVEPOINT sluice_apply');
+      const row = await firstRefused(rows, async (count) => {
+        await this.client.query(`SAVEPOINT sluice_try; DELETE FROM ${ident(temp)}`);
+        try {
+          await copyRows(this.submit, temp, columns, encoder, rows.slice(0, count));
+          await this.client.query(sql);
+          return false;
+        } catch (attempt) {
+          if (!isDatabaseError(attempt)) throw attempt;
+          return true;
+        } finally {
+          await this.client.query('ROLLBACK TO SAVEPOINT sluice_try; RELEASE SAVEPOINT sluice_try');
+        }
+      });
+      throw refusal(error, table, columns, row);
+    }
   }
 
   async swap(staging: string, table: string): Promise<void> {
