@@ -39,6 +39,22 @@ class RecordFailure {
 
 const NO_VALUES: unknown[] = [];
 
+const EMPTY_CHUNK = new Uint8Array(0);
+
+/**
+ * A new empty list of body chunks (held or backlog). Made from a one-element literal emptied at once, so that
+ * it has from the start the elements kind that holding chunks gives an array: an empty `[]` starts with
+ * another (small integers), so a page whose backlog never held a chunk (read as it arrived) and a released
+ * prefetched page had backlogs of different maps, and V8 threw away the code it had optimised for the first
+ * (`take`, `nextRun`, the stream's `next`: "wrong map" at `backlog.shift()`) when the second came, and
+ * compiled it again.
+ */
+function chunkList(): Uint8Array[] {
+  const list = [EMPTY_CHUNK];
+  list.pop();
+  return list;
+}
+
 /**
  * One attempt at reading one page: requests it and scans its body as bytes arrive, queueing runs of
  * complete records that are parsed (one `JSON.parse` per run) when the consumer reaches them, then reads
@@ -72,7 +88,7 @@ export class PageLoad {
    */
   private held: Uint8Array[] | undefined;
   /** Held chunks of a released page not scanned yet: scanned one at a time as the caller needs records. */
-  private backlog: Uint8Array[] = [];
+  private backlog: Uint8Array[] = chunkList();
   private scanner: ItemScanner | undefined;
   /** Wakes a run that read the whole body while held. */
   private wakeRun: (() => void) | undefined;
@@ -83,7 +99,7 @@ export class PageLoad {
 
   constructor(private readonly ctx: ReadContext, readonly url: string, readonly skip: number, signal: AbortSignal, failure?: unknown, held = false) {
     this.refused = failure !== undefined;
-    if (held) this.held = [];
+    if (held) this.held = chunkList();
     this.finished = (failure === undefined ? this.run(signal) : Promise.reject(failure)).then(
       (info) => this.finish(info, undefined),
       (error: unknown) => this.finish(undefined, error),
@@ -246,7 +262,7 @@ export class PageLoad {
       this.scan(chunk);
     } catch (error) {
       // A record over maxRecordBytes: the records before it are queued; the read ends with the error.
-      this.backlog = [];
+      this.backlog = chunkList();
       this.finish(undefined, error);
     }
     return true;
