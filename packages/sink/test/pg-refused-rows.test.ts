@@ -103,6 +103,42 @@ describe('sync into PostgreSQL: rows PostgreSQL itself refuses', () => {
     expect((await sql(table)).map((r) => [r['ID'], r['Qty']])).toEqual([[1, 7], [2, 2], [4, 4], [5, 5]]);
   }, 120_000);
 
+  it('a trigger raising an exception, a foreign key refusing a removal, and an error not about the values: named; nothing applied', async () => {
+    pages = [[{ ID: 1, Name: 'a', Qty: 1 }, { ID: 2, Name: 'b', Qty: 2 }]];
+    await syncEntitySet({ od, entitySet: 'Items', into: into(), table: 'guarded' });
+    await sql(`CREATE FUNCTION guarded_check() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+      IF NEW."Name" = 'bad' THEN RAISE EXCEPTION 'no bad names here'; END IF;
+      IF NEW."Name" = 'full' THEN RAISE EXCEPTION 'pretend the disk is full' USING ERRCODE = 'disk_full'; END IF;
+      RETURN NEW; END $$`);
+    await sql('CREATE TRIGGER guarded_names BEFORE INSERT OR UPDATE ON guarded FOR EACH ROW EXECUTE FUNCTION guarded_check()');
+    await sql('CREATE TABLE guarded_child (ref integer REFERENCES guarded ("ID"))');
+    await sql('INSERT INTO guarded_child VALUES (2)');
+    const table = 'SELECT "ID", "Name", "Qty" FROM guarded ORDER BY "ID"';
+    const loaded = await sql(table);
+    const state = await sql(`SELECT * FROM sluice_sync WHERE table_name = 'guarded'`);
+    const unchanged = async (): Promise<void> => {
+      expect(await sql(table)).toEqual(loaded);
+      expect(await sql(`SELECT * FROM sluice_sync WHERE table_name = 'guarded'`)).toEqual(state);
+    };
+
+    delta = [{ ID: 1, Name: 'a', Qty: 7 }, { ID: 3, Name: 'c', Qty: 3 }, { ID: 4, Name: 'bad', Qty: 4 }];
+    const raised = await refusedRun('guarded', 'P0001');
+    expect(raised).toMatchObject({ code: 'value', message: expect.stringMatching(/^PostgreSQL refused a row of table guarded: no bad names here \(SQLSTATE P0001\) \(entity set Items, the record with key ID=4\)$/) });
+    await unchanged();
+
+    delta = [{ ID: 1, Name: 'a', Qty: 7 }, { '@odata.context': '$metadata#Items/$deletedEntity', id: 'Items(2)', reason: 'deleted' }];
+    const removal = await refusedRun('guarded', '23503');
+    expect(removal).toMatchObject({ code: 'value' });
+    expect(removal.message).toMatch(/^PostgreSQL refused a row of table guarded \(constraint guarded_child_ref_fkey\): update or delete on table "guarded" violates foreign key constraint "guarded_child_ref_fkey" on table "guarded_child" \(SQLSTATE 23503; Key \(ID\)=\(2\) is still referenced from table "guarded_child"\.\) \(entity set Items, the removal of key ID=2\)$/);
+    await unchanged();
+
+    // Not about a record's values: a `target` error, its record not looked for.
+    delta = [{ ID: 1, Name: 'a', Qty: 7 }, { ID: 5, Name: 'full', Qty: 5 }];
+    const full = await refusedRun('guarded', '53100');
+    expect(full).toMatchObject({ code: 'target', message: 'PostgreSQL refused a row of table guarded: pretend the disk is full (SQLSTATE 53100) (entity set Items)' });
+    await unchanged();
+  }, 120_000);
+
   it('a column made narrower (varchar(3)) refuses a delta page record in its COPY: column and key named, nothing applied', async () => {
     pages = [[{ ID: 1, Name: 'a', Qty: 1 }]];
     await syncEntitySet({ od, entitySet: 'Items', into: into(), table: 'narrow' });

@@ -38,18 +38,19 @@ export class RefusedRow extends SinkError {
 }
 
 /**
- * The SinkError of `error` for `row` of `table` (values in `columns` order; undefined when it cannot be told):
+ * The SinkError of `error` for `row` of `table` (values in `columns` order; undefined when it cannot be told; the key of a
+ * `removal`):
  * `value` for a refused value, else `target`. The message keeps PostgreSQL's own text and SQLSTATE (and its
  * detail, cut short), never a connection URL (PostgreSQL's errors hold none).
  */
-export function refusal(error: PgDatabaseError, table: string, columns: readonly Column[], row: readonly unknown[] | undefined, copyColumn?: string): RefusedRow {
+export function refusal(error: PgDatabaseError, table: string, columns: readonly Column[], row: readonly unknown[] | undefined, copyColumn?: string, removal = false): RefusedRow {
   const name = error.column ?? copyColumn;
   const column = columns.find((c) => c.name === name);
   const what = [name === undefined ? '' : `column ${name}${column ? ` (${column.edmType})` : ''}`, error.constraint ? `constraint ${error.constraint}` : ''].filter(Boolean).join(', ');
   const detail = error.detail ? `; ${error.detail.length > 200 ? `${error.detail.slice(0, 200)}...` : error.detail}` : '';
   const key = row === undefined ? '' : columns.flatMap((c, i) => (c.key ? [`${c.name}=${shownValue(row[i])}`] : [])).join(', ');
   return new RefusedRow(`PostgreSQL refused a row of table ${table}${what ? ` (${what})` : ''}: ${error.message} (SQLSTATE ${error.code}${detail})`,
-    refusesValues(error) ? 'value' : 'target', key === '' ? undefined : `the record with key ${key}`, error);
+    refusesValues(error) ? 'value' : 'target', key === '' ? undefined : `${removal ? 'the removal of' : 'the record with'} key ${key}`, error);
 }
 
 /**

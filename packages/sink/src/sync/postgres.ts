@@ -148,14 +148,14 @@ class PostgresTarget implements SqlTarget {
   async remove(table: string, keys: readonly Column[], rows: readonly unknown[][]): Promise<void> {
     if (rows.length === 0) return;
     const match = keys.map((k) => `t.${ident(k.name)} = page.${ident(k.name)}`).join(' AND ');
-    await this.fromTemp(table, keys, rows, (temp) => `WITH page AS (DELETE FROM ${ident(temp)} RETURNING *) DELETE FROM ${ident(table)} t USING page WHERE ${match}`);
+    await this.fromTemp(table, keys, rows, (temp) => `WITH page AS (DELETE FROM ${ident(temp)} RETURNING *) DELETE FROM ${ident(table)} t USING page WHERE ${match}`, true);
   }
 
   /** A failed COPY of `rows` into `table`: PostgreSQL's refusal named with the row of the line it gives. */
-  private copyRefused(error: unknown, table: string, columns: readonly Column[], rows: readonly unknown[][]): unknown {
+  private copyRefused(error: unknown, table: string, columns: readonly Column[], rows: readonly unknown[][], removal = false): unknown {
     if (!isDatabaseError(error)) return error;
     const at = copyLine(error);
-    return refusal(error, table, columns, at && rows[at.line - 1], at?.column);
+    return refusal(error, table, columns, at && rows[at.line - 1], at?.column, removal);
   }
 
   /**
@@ -163,13 +163,13 @@ class PostgresTarget implements SqlTarget {
    * PostgreSQL refuses a value there (a constraint, a trigger), the statement is undone to its savepoint and
    * shorter prefixes of the page are tried (each undone) to name the first refused row.
    */
-  private async fromTemp(table: string, columns: readonly Column[], rows: readonly unknown[][], statement: (temp: string) => string): Promise<void> {
+  private async fromTemp(table: string, columns: readonly Column[], rows: readonly unknown[][], statement: (temp: string) => string, removal = false): Promise<void> {
     const temp = await this.temp(table, columns);
     const encoder = this.encoder(columns);
     try {
       await copyRows(this.submit, temp, columns, encoder, rows);
     } catch (error) {
-      throw this.copyRefused(error, table, columns, rows);
+      throw this.copyRefused(error, table, columns, rows, removal);
     }
     const sql = statement(temp);
     try {
@@ -191,7 +191,7 @@ class PostgresTarget implements SqlTarget {
           await this.client.query('ROLLBACK TO SAVEPOINT sluice_try; RELEASE SAVEPOINT sluice_try');
         }
       });
-      throw refusal(error, table, columns, row);
+      throw refusal(error, table, columns, row, undefined, removal);
     }
   }
 
