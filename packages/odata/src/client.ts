@@ -339,7 +339,7 @@ export class ODataClient {
   }
 
   /** @internal */
-  openStream(prepare: (signal: AbortSignal) => Promise<{ url: string; entityType: EntityTypeInfo | undefined }>, options: StreamOptions, batches = false): AsyncIterator<StreamItem<unknown>> {
+  openStream(prepare: (signal: AbortSignal) => Promise<{ url: string; entityType: EntityTypeInfo | undefined }>, options: StreamOptions, batches: boolean | 'pages' = false): AsyncIterator<StreamItem<unknown>> {
     // The read's deadline counts from its start, version detection included.
     const read = { ...options, deadline: absoluteDeadline(options.deadline) };
     return new CollectionStream(async (signal) => {

@@ -18,7 +18,7 @@ export {
   TypedValue, guid, int64, decimal, double, single, datetime, datetimeoffset, date, timeOfDay, duration, binary, str,
   toLiteral, type Literal, type LiteralKind, type LiteralValue,
 } from './query/literal.js';
-export type { StreamItem, Page } from './read/stream-item.js';
+export type { StreamItem, Page, PageBatch, PageEnd } from './read/stream-item.js';
 export type { StreamOptions } from './read/stream.js';
 export { ItemScanner, type ParsedRun, type ScanBatch } from './read/scanner.js';
 export { parseErrorBody, type ParsedError } from './read/error-body.js';

@@ -27,7 +27,7 @@ export interface QueryHost extends WriteHost {
   metadata(options?: ReadOptions): Promise<ServiceMetadata>;
   runGet(url: string, entityType: EntityTypeInfo | undefined, options: ReadOptions): Promise<unknown>;
   openStream(
-    prepare: (signal: AbortSignal) => Promise<{ url: string; entityType: EntityTypeInfo | undefined }>, options: StreamOptions, batches?: boolean,
+    prepare: (signal: AbortSignal) => Promise<{ url: string; entityType: EntityTypeInfo | undefined }>, options: StreamOptions, batches?: boolean | 'pages',
   ): AsyncIterator<StreamItem<unknown>>;
   runPages(url: string, entityType: EntityTypeInfo | undefined, options: Omit<StreamOptions, 'prefetch'>): AsyncGenerator<Page<unknown>>;
   runCount(url: string, options: ReadOptions): Promise<number>;

@@ -1,7 +1,7 @@
 import { ConfigError } from '@sluice/core';
 import { checkCallOptions } from '../call-options.js';
 import type { StreamOptions } from '../read/stream.js';
-import type { Page, StreamItem } from '../read/stream-item.js';
+import type { Page, PageBatch, StreamItem } from '../read/stream-item.js';
 import { QueryBase, type QueryHost } from './base.js';
 import { initialState, keySegment, type KeyValue, type QueryState, type ReadOptions } from './state.js';
 import { Expr, FilterBuilder } from './filter.js';
@@ -128,6 +128,30 @@ export class Query<T = Record<string, unknown>> extends QueryBase<T> {
     checkCallOptions('streamBatches()', this.where(), options, 'stream');
     return {
       [Symbol.asyncIterator]: () => this.host.openStream((signal) => this.prepared(signal), options, true) as AsyncIterator<StreamItem<T[]>>,
+    };
+  }
+
+  /**
+   * The records of `streamBatches()` with the end of each page: `{ value: T[] }` items hold the records of
+   * one run of a body chunk as soon as it is in, a `{ page }` item ({@link PageEnd}: the page's URL, next
+   * link and count) follows the last records of each page, `{ error }` items are `stream()`'s. For a caller
+   * that writes records as they arrive and commits at each page's end (what `pages()` gives, without holding
+   * a whole page of records): a page whose body broke is resumed after the records already handed out. Same
+   * options, prefetch and cancellation as `stream()`.
+   *
+   * @example
+   * ```ts
+   * for await (const item of od.from<Product>('Products').pageBatches()) {
+   *   if (item.error) throw item.error
+   *   if (item.page) console.log(`page done, next: ${item.page.nextLink ?? 'none'}`)
+   *   else for (const product of item.value) handle(product)
+   * }
+   * ```
+   */
+  pageBatches(options: StreamOptions = {}): AsyncIterable<PageBatch<T>> {
+    checkCallOptions('pageBatches()', this.where(), options, 'stream');
+    return {
+      [Symbol.asyncIterator]: () => this.host.openStream((signal) => this.prepared(signal), options, 'pages') as AsyncIterator<PageBatch<T>>,
     };
   }
 

@@ -29,3 +29,23 @@ export interface Page<T> {
   /** The server's link to the next page, exactly as sent; undefined on the last page. */
   nextLink: string | undefined;
 }
+
+/** The end of a page in `query.pageBatches()`: every record of the page was handed out before it. */
+export interface PageEnd {
+  /** The URL the page was read from. */
+  url: string;
+  /** The server's link to the next page, exactly as sent; undefined on the last page. */
+  nextLink: string | undefined;
+  /** The total count, when `.count()` was asked and the service sent it. */
+  count: number | undefined;
+}
+
+/**
+ * One item of `query.pageBatches()`: records of a page (`value`, the records of one run of a body chunk), an
+ * error that did not stop the read (`error`, as in `stream()`: a record that failed to decode, a page tried
+ * again), or the end of a page (`page`), which follows the page's last records and comes before the next page's.
+ */
+export type PageBatch<T> =
+  | { value: T[]; error?: undefined; page?: undefined }
+  | { error: Error; value?: undefined; page?: undefined }
+  | { page: PageEnd; value?: undefined; error?: undefined };

@@ -4,7 +4,7 @@ import type { ReadOptions } from '../query/state.js';
 import { isResumable, type ReadContext } from './context.js';
 import { NextLinks } from './next-links.js';
 import { PageLoad } from './page-load.js';
-import type { StreamItem } from './stream-item.js';
+import type { PageBatch, StreamItem } from './stream-item.js';
 
 /** Options of `query.stream()`, `list()` and `pages()` (besides `signal`, `headers`, `timeout`). */
 export interface StreamOptions extends ReadOptions {
@@ -47,12 +47,15 @@ export class CollectionStream implements AsyncIterableIterator<StreamItem<unknow
   private finished = false;
   private readonly controller = new AbortController();
   private readonly onAbort = (): void => this.controller.abort(this.options.signal?.reason);
+  /** The page whose end was handed out last (`pages` mode): its end is handed out once. */
+  private ended: PageLoad | undefined;
 
   /**
    * @param batches Hand out arrays of records (`StreamItem<unknown[]>`, cast to the item type) rather than
-   * one record per item; errors are the same items either way.
+   * one record per item; `'pages'`: arrays too, and a `{ page }` item (a {@link PageBatch}) after each page's
+   * last records. Errors are the same items in every mode.
    */
-  constructor(private readonly source: StreamSource, private readonly options: StreamOptions = {}, private readonly batches = false) {
+  constructor(private readonly source: StreamSource, private readonly options: StreamOptions = {}, private readonly batches: boolean | 'pages' = false) {
     const outer = options.signal;
     if (outer?.aborted) this.onAbort();
     else outer?.addEventListener('abort', this.onAbort, { once: true });
@@ -71,7 +74,7 @@ export class CollectionStream implements AsyncIterableIterator<StreamItem<unknow
   /** The next item of `load` in this stream's mode: a record, an array of records, or a record error. */
   private take(load: PageLoad | undefined): StreamItem<unknown> | undefined {
     if (load === undefined) return undefined;
-    return this.batches ? load.takeBatch() : load.take();
+    return this.batches === false ? load.take() : load.takeBatch();
   }
 
   /** Breaking out of the loop cancels the page being read and the one being prefetched. */
@@ -87,6 +90,7 @@ export class CollectionStream implements AsyncIterableIterator<StreamItem<unknow
     this.controller.abort();
     this.current = undefined;
     this.ahead = undefined;
+    this.ended = undefined;
   }
 
   /** Ends the stream after `item` (a terminal error). */
@@ -166,6 +170,11 @@ export class CollectionStream implements AsyncIterableIterator<StreamItem<unknow
         return { value: failure, done: false };
       }
       this.attempt = 0;
+      if (this.batches === 'pages' && this.ended !== current) {
+        this.ended = current;
+        const end: PageBatch<unknown> = { page: { url: current.url, nextLink: current.info?.nextLink, count: current.info?.count } };
+        return { value: end as StreamItem<unknown>, done: false };
+      }
       const next = this.ahead ?? this.following(current);
       this.ahead = undefined;
       if (next === undefined) {

@@ -4,7 +4,7 @@ import type { EntityQuery, Query } from '../query/query.js';
 import type { Expr } from '../query/filter.js';
 import type { SearchBuilder, SearchExpr } from '../query/search.js';
 import type { StreamOptions } from '../read/stream.js';
-import type { Page, StreamItem } from '../read/stream-item.js';
+import type { Page, PageBatch, StreamItem } from '../read/stream-item.js';
 import type { ConditionalRead } from '../write/conditional.js';
 import type { CreateOptions, DeleteOptions, UpdateOptions, WriteResult } from '../write/entity-writes.js';
 import type { ETagSource } from '../write/etag.js';
@@ -77,6 +77,8 @@ export interface TypedQuery<E extends EntityTypeSpec, Sel extends string = never
   stream(options?: StreamOptions): AsyncIterable<StreamItem<TypedRow<E, Sel, X>>>;
   /** The records of `stream()` in arrays, one per run of a body chunk (`{ value: rows[] }`), with the same `{ error }` items. */
   streamBatches(options?: StreamOptions): AsyncIterable<StreamItem<TypedRow<E, Sel, X>[]>>;
+  /** The records of `streamBatches()` with a `{ page }` item at the end of each page (its URL, next link, count). */
+  pageBatches(options?: StreamOptions): AsyncIterable<PageBatch<TypedRow<E, Sel, X>>>;
   /** Iterates page by page. */
   pages(options?: Omit<StreamOptions, 'prefetch'>): AsyncIterable<Page<TypedRow<E, Sel, X>>>;
   /** GET `/$count`: the number of matching records. */

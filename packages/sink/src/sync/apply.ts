@@ -132,3 +132,18 @@ export async function applyChanges(target: SqlTarget, table: string, rows: RowMa
   await flushDeletes();
   return counts;
 }
+
+/**
+ * Upserts one batch of a page's records into `table` (inside the caller's transaction, which spans the page) and
+ * adds their keys to `keys`, the page's: its size is the page's upserted count, a key sent twice in the page
+ * counted once and holding its last values (as {@link applyChanges} does). The records and rows are not kept.
+ */
+export async function upsertBatch(target: SqlTarget, table: string, rows: RowMaker, records: readonly unknown[], keys: Set<unknown>): Promise<void> {
+  const made = new Array<unknown[]>(records.length);
+  for (let i = 0; i < records.length; i++) {
+    const row = rows.row(records[i] as Record<string, unknown>);
+    keys.add(rows.keyIdOfRow(row));
+    made[i] = row;
+  }
+  await target.upsert(table, rows.columns, made);
+}

@@ -2,11 +2,11 @@
 // replaces the table in the transaction of its last page; a delta run applies each page's changes. Each
 // page is committed with the link to resume from, so a process killed at any point resumes where the last
 // commit left off and applies nothing twice.
-import { DeltaExpiredError, DeltaSync, type HasUntyped, type ODataClient, type Page, type PartitionBoundaries, type Query, type ServiceMetadata } from '@sluice/odata';
+import { DeltaExpiredError, DeltaSync, PageError, type HasUntyped, type ODataClient, type Page, type PartitionBoundaries, type Query, type ServiceMetadata } from '@sluice/odata';
 import { columnsOf, entityTypeOf, type Column } from '../columns.js';
 import { SinkError } from '../errors.js';
 import { ahead } from './ahead.js';
-import { applyChanges, RowMaker } from './apply.js';
+import { applyChanges, RowMaker, upsertBatch } from './apply.js';
 import { addedNotice, checkDrift } from './drift.js';
 import { checkPartitionSettings, DEFAULT_PARALLEL, partitionPages, planSnapshot } from './partitions.js';
 import type { SqlTarget } from './sql-target.js';
@@ -159,6 +159,41 @@ class Run {
     throw new SinkError('the change-tracking read ended without a last page', 'state');
   }
 
+  /**
+   * The snapshot's read as it arrives: each batch of a page's records is written into `staging` at once, in the
+   * page's transaction (opened at its first item, committed at its end with the page's counts), so a page's
+   * records do not wait for its last one: they live as long as their batch.
+   */
+  private async snapshotBatches(staging: string): Promise<void> {
+    const read = this.query.pageBatches(this.o.signal === undefined ? {} : { signal: this.o.signal })[Symbol.asyncIterator]();
+    try {
+      for (let item = await read.next(); !item.done; item = await read.next()) {
+        const keys = new Set<unknown>();
+        await this.target.transaction(async () => {
+          for (; ; item = await read.next()) {
+            if (item.done) throw new SinkError('the read ended inside a page', 'state');
+            const { value, error, page } = item.value;
+            if (page !== undefined) break;
+            // A page whose body broke is read again after the records already written; any other error stops the run.
+            if (error !== undefined) {
+              if (error instanceof PageError && error.willRetry) continue;
+              throw error;
+            }
+            await upsertBatch(this.target, staging, this.rows, value, keys);
+          }
+          const applied = { upserted: keys.size, deleted: 0 };
+          await countApplied(this.target, this.table, applied);
+          this.upserted += applied.upserted;
+          if (killPlanned) reached('rows-written');
+        });
+        if (killPlanned) reached('committed');
+        this.progress();
+      }
+    } finally {
+      await read.return?.();
+    }
+  }
+
   /** Reads everything again into a new table that replaces the table when complete (a refused delta link, new columns). */
   async reload(previous: SyncState): Promise<'delta' | 'snapshot'> {
     const staging = await this.startLoad('delta', previous);
@@ -171,7 +206,9 @@ class Run {
    */
   async snapshot(previous: SyncState | undefined, pages?: AsyncIterable<Page<unknown>>): Promise<void> {
     const staging = await this.startLoad('snapshot', previous);
-    for await (const page of pages ?? ahead(this.query.pages(this.o.signal === undefined ? {} : { signal: this.o.signal }))) {
+    // SQLite writes rows as they are parsed; PostgreSQL sends a page as one COPY.
+    if (pages === undefined && this.target.dialect === 'sqlite') await this.snapshotBatches(staging);
+    else for await (const page of pages ?? ahead(this.query.pages(this.o.signal === undefined ? {} : { signal: this.o.signal }))) {
       const [first] = page.errors;
       if (first !== undefined) throw first;
       await this.target.transaction(async () => {
