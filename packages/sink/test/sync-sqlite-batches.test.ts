@@ -1,13 +1,14 @@
 // A snapshot into SQLite writes each page's records as their body chunks arrive, in the page's one transaction:
 // a key sent again in a later chunk of the same page is one row with its last values and counted once, and a
 // record refused in a page's last chunk rolls back the rows of its earlier chunks (the staging table keeps only
-// the pages committed before), from a node:http OData v4 service that sends each page in two writes.
+// the pages committed before), from a node:http OData v4 service that sends each page in two writes. A `sluice sync`
+// child killed (SIGKILL) after a batch of a page was written leaves no part of that page; its rerun loads the set.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createODataClient, type ODataClient } from '@sluice/odata';
-import { startServer, type TestServer } from '@sluice/testkit';
+import { sluiceCLI, startServer, type TestServer } from '@sluice/testkit';
 import { SinkError, syncEntitySet } from '../src/index.js';
 import { openSqlite } from '../src/sync/sqlite.js';
 
@@ -88,4 +89,32 @@ describe('syncEntitySet --mode snapshot into SQLite, page by page as the records
     ]);
     expect(rows(path, 'SELECT run_upserted FROM sluice_sync')).toEqual([{ run_upserted: 5 }]);
   });
+
+  it('a sync killed (SIGKILL) after a batch of a page was written keeps no part of that page; the rerun loads the set', async () => {
+    bad = false;
+    const cli = await sluiceCLI();
+    const expected = [{ ID: 1, Name: 'a again' }, { ID: 2, Name: 'b again' }, { ID: 3, Name: 'c again' }, { ID: 4, Name: 'd' }];
+    let kills = 0;
+    // The n-th batch written: page one's first (n = 1), then page one's second or page two's first, as the chunks came.
+    for (const n of [1, 2, 3]) {
+      const path = join(dir, `killed-${n}.db`);
+      const args = ['sync', `${srv.origin}/odata/`, 'Items', '--into', `sqlite:${path}`, '--mode', 'snapshot', '--quiet'];
+      const killed = await cli.run(args, { env: { SLUICE_SYNC_KILL_AT: `batch-written:${n}` } });
+      if (killed.signal === 'SIGKILL') {
+        kills++;
+        // Committed pages only: nothing, or the whole first page (its counts with it); never the killed page's batches.
+        const staged = rows(path, 'SELECT ID, Name FROM Items__sluice_load ORDER BY ID');
+        expect([[], [{ ID: 1, Name: 'a again' }, { ID: 2, Name: 'b' }]]).toContainEqual(staged);
+        expect(rows(path, 'SELECT run_upserted FROM sluice_sync')).toEqual([{ run_upserted: staged.length }]);
+        expect(rows(path, "SELECT name FROM sqlite_master WHERE name = 'Items'")).toEqual([]);
+      } else {
+        expect(killed).toMatchObject({ code: 0, signal: null });
+      }
+      const rerun = await cli.run(args);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(rows(path, 'SELECT ID, Name FROM Items ORDER BY ID')).toEqual(expected);
+      expect(rows(path, 'SELECT run_upserted FROM sluice_sync')).toEqual([{ run_upserted: 5 }]);
+    }
+    expect(kills).toBeGreaterThanOrEqual(2);
+  }, 60_000);
 });

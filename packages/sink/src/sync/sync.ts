@@ -180,6 +180,7 @@ class Run {
               throw error;
             }
             await upsertBatch(this.target, staging, this.rows, value, keys);
+            if (killPlanned) reached('batch-written');
           }
           const applied = { upserted: keys.size, deleted: 0 };
           await countApplied(this.target, this.table, applied);
