@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Column } from '../src/index.js';
 import { openTarget } from '../src/index.js';
-import { applyChanges, RowMaker } from '../src/sync/apply.js';
+import { applyChanges, RowMaker, upsertBatch } from '../src/sync/apply.js';
 import { CopyEncoder } from '../src/sync/pg-copy.js';
 import { openSqlite } from '../src/sync/sqlite.js';
 
@@ -70,6 +70,36 @@ describe('applyChanges: the keys of a page', () => {
     const db = openSqlite(path);
     try {
       expect(db.prepare('SELECT A, hex(B) AS B, V FROM T ORDER BY B').all()).toEqual([{ A: 1, B: '0102', V: 'second' }, { A: 1, B: '0103', V: 'other' }]);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('upsertBatch into SQLite: each row written as it is made, into one reused array', () => {
+  it('a value set by one record is not left in the next record\'s row; a key sent again keeps its last values; nothing to await', async () => {
+    const path = join(dir, 'batch.db');
+    const target = await openTarget(`sqlite:${path}`);
+    const columns = [column('K', 'int64', true), column('V', 'string'), column('N', 'double')];
+    const keys = new Set<unknown>();
+    try {
+      await target.createTable('T', columns);
+      const rows = new RowMaker(target, columns);
+      await target.transaction(() => {
+        // Written at once: the call has nothing left to wait for (no promise per batch).
+        expect(upsertBatch(target, 'T', rows, [{ K: 1, V: 'one', N: 1.5 }, { K: 2 }, { K: '3', V: null, N: -2 }], keys)).toBeUndefined();
+        expect(upsertBatch(target, 'T', rows, [{ K: 4, V: 'four' }, { K: 1, V: 'one again', N: null }], keys)).toBeUndefined();
+        return Promise.resolve();
+      });
+    } finally {
+      await target.close();
+    }
+    expect([...keys].sort()).toEqual([1, 2, 3, 4]);
+    const db = openSqlite(path);
+    try {
+      expect(db.prepare('SELECT K, V, N FROM T ORDER BY K').all()).toEqual([
+        { K: 1, V: 'one again', N: null }, { K: 2, V: null, N: null }, { K: 3, V: null, N: -2 }, { K: 4, V: 'four', N: null },
+      ]);
     } finally {
       db.close();
     }

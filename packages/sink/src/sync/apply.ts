@@ -6,6 +6,7 @@ import { SinkError } from '../errors.js';
 import { keyOfRemovedId } from './keys.js';
 import { RefusedRow } from './pg-refused.js';
 import type { SqlTarget } from './sql-target.js';
+import { SqliteTarget } from './sqlite.js';
 import { sqlValue } from './sql-types.js';
 import { numberText, recordOf, shownValue } from '../values.js';
 
@@ -21,6 +22,8 @@ export class RowMaker {
   private readonly keys: Column[];
   private readonly keyConvert: ((value: unknown) => unknown)[];
   private readonly keyIndex: number[];
+  /** One row's array, for rows written at once (see {@link fill}). */
+  readonly scratch: unknown[];
 
   /** `entitySet` names the set in the errors of its values. */
   constructor(target: SqlTarget, readonly columns: readonly Column[], private readonly entitySet?: string | undefined) {
@@ -28,6 +31,7 @@ export class RowMaker {
     this.keys = columns.filter((c) => c.key);
     this.keyConvert = this.keys.map((c) => sqlValue(target.dialect, c));
     this.keyIndex = this.keys.map((k) => columns.indexOf(k));
+    this.scratch = columns.map(() => null);
   }
 
   get keyColumns(): readonly Column[] {
@@ -36,15 +40,25 @@ export class RowMaker {
 
   /** The row of a record; a missing or null value of a non-nullable column, or a value its column cannot hold, is a SinkError naming the record's key. */
   row(record: Readonly<Record<string, unknown>>): unknown[] {
+    const row = new Array<unknown>(this.columns.length);
+    this.fill(record, row);
+    return row;
+  }
+
+  /** {@link row} written into `into` (reused from record to record: a row that is written at once needs no array of its own). */
+  fill(record: Readonly<Record<string, unknown>>, into: unknown[]): void {
+    const { columns, convert } = this;
     try {
-      return this.columns.map((c, i) => {
+      for (let i = 0; i < columns.length; i++) {
+        const c = columns[i]!;
         const value = record[c.name];
         if (value === null || value === undefined) {
           if (!c.nullable) throw new SinkError(`column ${c.name} is not nullable, but a record has no value for it`, 'value');
-          return null;
+          into[i] = null;
+        } else {
+          into[i] = convert[i]!(value);
         }
-        return this.convert[i]!(value);
-      });
+      }
     } catch (error) {
       if (!(error instanceof SinkError)) throw error;
       throw new SinkError(`${error.message} (${recordOf(this.entitySet, this.keys, record)})`, error.code, { cause: error });
@@ -136,14 +150,26 @@ export async function applyChanges(target: SqlTarget, table: string, rows: RowMa
 /**
  * Upserts one batch of a page's records into `table` (inside the caller's transaction, which spans the page) and
  * adds their keys to `keys`, the page's: its size is the page's upserted count, a key sent twice in the page
- * counted once and holding its last values (as {@link applyChanges} does). The records and rows are not kept.
+ * counted once and holding its last values (as {@link applyChanges} does). The records and rows are not kept:
+ * into SQLite each row is written as it is made, into one reused array, and nothing is left to wait for
+ * (undefined); other targets get the batch's rows at once.
  */
-export async function upsertBatch(target: SqlTarget, table: string, rows: RowMaker, records: readonly unknown[], keys: Set<unknown>): Promise<void> {
+export function upsertBatch(target: SqlTarget, table: string, rows: RowMaker, records: readonly unknown[], keys: Set<unknown>): Promise<void> | undefined {
+  if (target instanceof SqliteTarget) {
+    const write = target.upserter(table, rows.columns);
+    const row = rows.scratch;
+    for (let i = 0; i < records.length; i++) {
+      rows.fill(records[i] as Record<string, unknown>, row);
+      keys.add(rows.keyIdOfRow(row));
+      write(row);
+    }
+    return undefined;
+  }
   const made = new Array<unknown[]>(records.length);
   for (let i = 0; i < records.length; i++) {
     const row = rows.row(records[i] as Record<string, unknown>);
     keys.add(rows.keyIdOfRow(row));
     made[i] = row;
   }
-  await target.upsert(table, rows.columns, made);
+  return target.upsert(table, rows.columns, made);
 }

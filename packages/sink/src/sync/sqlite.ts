@@ -24,6 +24,8 @@ export interface SqliteConnection {
 type Opener = (path: string) => SqliteConnection;
 
 let opener: Opener | undefined;
+/** Whether the driver's `run` binds an array's values (better-sqlite3); `node:sqlite` takes them as arguments only. */
+let runTakesArray = false;
 
 /** `node:sqlite` without its one-time experimental warning (Node 22), or undefined where Node has none. */
 function builtinSqlite(): Opener | undefined {
@@ -46,6 +48,7 @@ function betterSqlite(): Opener | undefined {
   for (const base of [import.meta.url, `${process.cwd()}/`]) {
     try {
       const Database = createRequire(base)('better-sqlite3') as new (path: string) => SqliteConnection & { defaultSafeIntegers(on: boolean): void };
+      runTakesArray = true;
       return (path) => new Database(path);
     } catch {
       // not installed there, or built for another Node: try the next place
@@ -63,10 +66,16 @@ export function openSqlite(path: string): SqliteConnection {
   return opener(path);
 }
 
-class SqliteTarget implements SqlTarget {
+/** Writes one row (values in column order, converted); the array may be reused for the next row once it returns. */
+export type RowWriter = (row: readonly unknown[]) => void;
+
+/** The SQLite target; {@link SqliteTarget.upserter} writes rows one at a time, as they are made. */
+export class SqliteTarget implements SqlTarget {
   readonly dialect = 'sqlite' as const;
   private lockDb: SqliteConnection | undefined;
   private readonly statements = new Map<string, SqliteStatement>();
+  /** The upsert writer of each table, for the columns it was made for. */
+  private readonly writers = new Map<string, { columns: readonly Column[]; write: RowWriter }>();
 
   constructor(readonly name: string, private readonly path: string, private readonly db: SqliteConnection) {}
 
@@ -132,13 +141,26 @@ class SqliteTarget implements SqlTarget {
   }
 
   upsert(table: string, columns: readonly Column[], rows: readonly unknown[][]): Promise<void> {
+    const write = this.upserter(table, columns);
+    for (const row of rows) write(row);
+    return Promise.resolve();
+  }
+
+  /**
+   * The upsert of `table` as a synchronous writer of one row, kept for the same `columns` (the array, as a
+   * RowMaker holds it): a snapshot writes each row as it is made, with no SQL text or array per batch.
+   */
+  upserter(table: string, columns: readonly Column[]): RowWriter {
+    const kept = this.writers.get(table);
+    if (kept?.columns === columns) return kept.write;
     const names = columns.map((c) => ident(c.name));
     const key = columns.filter((c) => c.key).map((c) => ident(c.name));
     const rest = columns.filter((c) => !c.key).map((c) => `${ident(c.name)} = excluded.${ident(c.name)}`);
     const statement = this.prepared(`INSERT INTO ${ident(table)} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ` +
       `ON CONFLICT (${key.join(', ')}) DO ${rest.length ? `UPDATE SET ${rest.join(', ')}` : 'NOTHING'}`);
-    for (const row of rows) statement.run(...row);
-    return Promise.resolve();
+    const write: RowWriter = runTakesArray ? (row) => void statement.run(row) : (row) => void statement.run(...row);
+    this.writers.set(table, { columns, write });
+    return write;
   }
 
   remove(table: string, keys: readonly Column[], rows: readonly unknown[][]): Promise<void> {
@@ -149,6 +171,7 @@ class SqliteTarget implements SqlTarget {
 
   swap(staging: string, table: string): Promise<void> {
     this.statements.clear();
+    this.writers.clear();
     this.db.exec(`DROP TABLE IF EXISTS ${ident(table)}`);
     this.db.exec(`ALTER TABLE ${ident(staging)} RENAME TO ${ident(table)}`);
     return Promise.resolve();
@@ -156,6 +179,7 @@ class SqliteTarget implements SqlTarget {
 
   close(): Promise<void> {
     this.statements.clear();
+    this.writers.clear();
     this.db.close();
     this.lockDb?.close();
     return Promise.resolve();

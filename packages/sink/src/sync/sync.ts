@@ -179,7 +179,8 @@ class Run {
               if (error instanceof PageError && error.willRetry) continue;
               throw error;
             }
-            await upsertBatch(this.target, staging, this.rows, value, keys);
+            const written = upsertBatch(this.target, staging, this.rows, value, keys);
+            if (written !== undefined) await written;
             if (killPlanned) reached('batch-written');
           }
           const applied = { upserted: keys.size, deleted: 0 };
