@@ -41,7 +41,7 @@ interface ServerPoint { page: number; delayMs: number | undefined }
 /** A step of the sink's commit sequence (SLUICE_SYNC_KILL_AT), the `n`-th time the run reaches it. */
 interface StepPoint { step: KillStep; n: number }
 type KillPoint = ServerPoint | StepPoint;
-type KillStep = 'copying' | 'rows-written' | 'swapped' | 'state-written' | 'committed' | 'before-swap';
+type KillStep = 'copying' | 'batch-written' | 'rows-written' | 'swapped' | 'state-written' | 'committed' | 'before-swap';
 /** What a deck deals: a step, or `server` (a point timed from the server). */
 type Card = KillStep | 'server';
 
@@ -189,7 +189,8 @@ export async function killAtRandom(kit: SyncKit, target: KillTarget, seed = KILL
   const rnd = prng(seed);
   const trail: string[] = [];
   const pg = target.dialect === 'postgres';
-  const steps: KillStep[] = pg ? ['state-written', 'committed', 'copying'] : ['state-written', 'committed'];
+  // SQLite applies a page's changes batch by batch as they arrive: `batch-written` is inside a page, before its end.
+  const steps: KillStep[] = pg ? ['state-written', 'committed', 'copying'] : ['state-written', 'committed', 'batch-written'];
   const killed = async (table: string, isPage: (req: IncomingMessage) => boolean, point: KillPoint, what: string, extra: string[] = []): Promise<void> => {
     trail.push(`${table} ${what} ${shown(point)}`);
     const signal = await killAt(kit, [...target.args(table), ...extra], isPage, point);
@@ -199,7 +200,7 @@ export async function killAtRandom(kit: SyncKit, target: KillTarget, seed = KILL
     for (let i = 0; i < 18; i++) await kit.od().from('Orders').create({ Customer: `start-${i}`, Amount: '10.50', Quantity: '9007199254740993' });
     await killed('a', isLoadRequest, { page: 1, delayMs: undefined }, 'load');
     const writes = kit.srv().writes!;
-    const loadDeck = shuffled(rnd, pg ? ['rows-written', 'state-written', 'committed', 'copying', 'server'] : ['rows-written', 'state-written', 'committed', 'server', 'server']);
+    const loadDeck = shuffled(rnd, pg ? ['rows-written', 'state-written', 'committed', 'copying', 'server'] : ['rows-written', 'state-written', 'committed', 'batch-written', 'server']);
     writes.fullReadPageSize = 1;
     try {
       // The last after a committed page: a server point from the 4th request on, a step from its 2nd time on.

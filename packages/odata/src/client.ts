@@ -339,12 +339,16 @@ export class ODataClient {
   }
 
   /** @internal */
-  openStream(prepare: (signal: AbortSignal) => Promise<{ url: string; entityType: EntityTypeInfo | undefined }>, options: StreamOptions, batches: boolean | 'pages' = false): AsyncIterator<StreamItem<unknown>> {
+  openStream(
+    prepare: (signal: AbortSignal) => Promise<{ url: string; entityType: EntityTypeInfo | undefined }>, options: StreamOptions, batches: boolean | 'pages' = false,
+    adapt?: (ctx: ReadContext) => ReadContext,
+  ): AsyncIterator<StreamItem<unknown>> {
     // The read's deadline counts from its start, version detection included.
     const read = { ...options, deadline: absoluteDeadline(options.deadline) };
     return new CollectionStream(async (signal) => {
       const { url, entityType } = await prepare(signal);
-      return { url, ctx: this.context(this.protocol!, entityType, read, { type: 'read', entitySet: entitySetOf(this.serviceURL, url) }, true) };
+      const ctx = this.context(this.protocol!, entityType, read, { type: 'read', entitySet: entitySetOf(this.serviceURL, url) }, true);
+      return { url, ctx: adapt === undefined ? ctx : adapt(ctx) };
     }, options, batches);
   }
 

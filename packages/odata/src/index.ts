@@ -56,7 +56,7 @@ export { BatchFormatError } from './batch/errors.js';
 export { Batch, Changeset, BatchOperation, BatchRef, type BatchSendOptions, type BatchTarget } from './batch/batch.js';
 export type { BatchResult } from './batch/results.js';
 export { ODATA_SPAN_ATTRIBUTES, type ODataOperationType } from './telemetry.js';
-export { DeltaSync, DeltaExpiredError, type DeltaChange, type DeltaPage, type DeltaRelated, type DeltaRelatedChange, type DeltaSyncOptions } from './delta/delta.js';
+export { DeltaSync, DeltaExpiredError, type DeltaBatch, type DeltaChange, type DeltaPage, type DeltaPageEnd, type DeltaRelated, type DeltaRelatedChange, type DeltaSyncOptions } from './delta/delta.js';
 export { FileDeltaStore, type DeltaStore } from './delta/store.js';
 export { etagOf, type ETagSource } from './write/etag.js';
 export { LogonRedirectError, PreconditionFailedError, PreconditionRequiredError, ReadOnlyQueryError, WriteRedirectError } from './write/errors.js';

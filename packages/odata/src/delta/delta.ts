@@ -4,39 +4,16 @@ import { checkOptionKeys, ConfigError, SluiceError } from '@sluice/core';
 import type { ODataClient } from '../client.js';
 import type { HasUntyped } from '../untyped-view.js';
 import type { Query } from '../query/query.js';
+import type { PageBatch } from '../read/stream-item.js';
+import { ODataError, PageError } from '../errors.js';
 import { toODataError } from '../read/error-body.js';
 import { entitySetOf, PageCounter } from '../telemetry.js';
-import type { EntityTypeInfo, ServiceMetadata } from '../metadata/model.js';
-import type { ODataProtocol } from '../protocol/types.js';
-import { keyPredicate, type KeyValue } from '../query/state.js';
-import { withoutControl } from '../read/control.js';
 import { guardParser, readJsonAnswer } from '../read/json-answer.js';
-import { recordDecoder } from '../v4/values.js';
 import type { WriteHost } from '../write/host.js';
+import { changeOf, str, topLevel, type DeltaChange } from './items.js';
 import type { DeltaStore } from './store.js';
 
-/**
- * Changes of an expanded navigation property inside a changed entity (OData JSON 4.01 `"Orders@delta": [...]`),
- * by navigation property. A removal names the related entity by its `@id` or, without one, by its `key`
- * (then `id` is built from the entity set its `@context` names, else undefined).
- */
-export type DeltaRelated = Readonly<Record<string, readonly DeltaRelatedChange[]>>;
-
-/** One change of a related entity in a nested delta (see {@link DeltaRelated}). */
-export type DeltaRelatedChange =
-  | { readonly kind: 'entity'; readonly value: Record<string, unknown>; readonly related?: DeltaRelated | undefined }
-  | { readonly kind: 'removed'; readonly id: string | undefined; readonly key: Readonly<Record<string, unknown>> | undefined; readonly reason: string | undefined };
-
-/**
- * One change of a delta read. A first read (no link kept yet) gives every entity as `entity`. A removal
- * has its `id` (`@id`, or, when the service names it only by its key properties as OData JSON 4.01
- * allows, built as `<EntitySet>(<key>)` relative to the service root) and its `key` when it came so.
- * An entity with nested deltas of expanded navigations has them in `related`.
- */
-export type DeltaChange<T> =
-  | { readonly kind: 'entity'; readonly value: T; readonly related?: DeltaRelated | undefined }
-  | { readonly kind: 'removed'; readonly id: string; readonly key?: Readonly<Record<string, unknown>> | undefined; readonly reason: string | undefined }
-  | { readonly kind: 'link' | 'deletedLink'; readonly source: string; readonly relationship: string; readonly target: string };
+export type { DeltaChange, DeltaRelated, DeltaRelatedChange } from './items.js';
 
 /**
  * The service refused the kept delta link (`410 Gone`, or an expired token). The link has been
@@ -61,6 +38,22 @@ export interface DeltaSyncOptions {
 
 type RawPage = ReturnType<typeof pageOf>;
 
+/** The end of a page of {@link DeltaSync.pageBatches}: every change of the page was handed out before it. */
+export interface DeltaPageEnd {
+  /** The next page of this read (resolved); undefined on the last page. */
+  readonly nextLink: string | undefined;
+  /** On the last page: the delta link for the next run (resolved); undefined when the service sent none. */
+  readonly deltaLink: string | undefined;
+}
+
+/**
+ * One item of {@link DeltaSync.pageBatches}: changes of a page in the order sent (`changes`, those of one run of
+ * a body chunk), or the end of a page (`end`), which follows the page's last changes.
+ */
+export type DeltaBatch<T> =
+  | { readonly changes: readonly DeltaChange<T>[]; readonly end?: undefined }
+  | { readonly end: DeltaPageEnd; readonly changes?: undefined };
+
 /** One page of {@link DeltaSync.pages}: its changes and the link to resume from after it. */
 export interface DeltaPage<T> {
   readonly changes: readonly DeltaChange<T>[];
@@ -68,10 +61,6 @@ export interface DeltaPage<T> {
   readonly nextLink: string | undefined;
   /** On the last page: the delta link for the next run (resolved); undefined when the service sent none. */
   readonly deltaLink: string | undefined;
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
 }
 
 /**
@@ -91,102 +80,6 @@ function pageOf(page: Record<string, unknown>, v2: boolean): { items: unknown[];
   return { items, next: str(page['@odata.nextLink']) ?? str(page['@nextLink']), delta: str(page['@odata.deltaLink']) ?? str(page['@deltaLink']) };
 }
 
-/** How the items of one delta level are read: the decoder, and the set and type they belong to when known. */
-interface Level {
-  /** Decodes an entity of the given type as `stream()` does (Doubles' `"INF"`/`"NaN"`, dates, v2 values). */
-  readonly decode: (raw: unknown, type: EntityTypeInfo | undefined) => unknown;
-  readonly protocol: ODataProtocol;
-  readonly metadata: ServiceMetadata | undefined;
-  /** The entity set of this level's items (the query's, for the top level), when known. */
-  readonly set: string | undefined;
-  readonly type: EntityTypeInfo | undefined;
-}
-
-const NESTED_DELTA = /^(.+)@(?:odata\.)?delta$/;
-
-/** The entity set a context URL names (`$metadata#Customers/$deletedEntity`, `#Orders/$entity`). */
-function setOfContext(context: string | undefined): string | undefined {
-  const name = context === undefined ? undefined : /#([A-Za-z_][\w.]*)(?:[/(]|$)/.exec(context)?.[1];
-  return name === undefined || name.startsWith('Collection') ? undefined : name;
-}
-
-/** The entity set a delta query reads when it is a bare entity set (not a navigation or a single entity). */
-function topLevelSet(serviceURL: string, url: string): string | undefined {
-  return /^[^/(?#]+(?:\?|$)/.test(url.slice(serviceURL.length)) ? entitySetOf(serviceURL, url) : undefined;
-}
-
-/** A removal named by its key properties (4.01): the key, and an id built from the set when known. */
-function removalByKey(item: Record<string, unknown>, level: Level, set: string | undefined): { id: string | undefined; key: Record<string, unknown> } | undefined {
-  const names = level.type?.key.length ? level.type.key : Object.keys(item).filter((k) => !k.includes('@'));
-  const key: Record<string, unknown> = {};
-  for (const name of names) if (item[name] !== undefined) key[name] = item[name];
-  if (Object.keys(key).length === 0 || names.some((n) => key[n] === undefined)) return undefined;
-  let id: string | undefined;
-  if (set !== undefined) {
-    try {
-      const value = names.length === 1 ? key[names[0]!] : key;
-      id = set + keyPredicate(level.protocol, value as KeyValue, level.type);
-    } catch {
-      id = undefined; // A key value with no literal form: the key is reported without an id.
-    }
-  }
-  return { id, key };
-}
-
-/** The changes of the nested deltas of an entity item (`Nav@delta`), and the item without them. */
-function nestedOf(item: Record<string, unknown>, level: Level): { rest: Record<string, unknown>; related: Record<string, DeltaRelatedChange[]> | undefined } {
-  let related: Record<string, DeltaRelatedChange[]> | undefined;
-  let rest = item;
-  for (const [name, value] of Object.entries(item)) {
-    const nav = NESTED_DELTA.exec(name)?.[1];
-    if (nav === undefined) continue;
-    if (!Array.isArray(value)) throw new SluiceError(`The nested delta ${name} is not an array`);
-    if (rest === item) rest = { ...item };
-    delete rest[name];
-    const target = level.type?.navigation.get(nav)?.type;
-    const type = target === undefined ? undefined : level.metadata?.entityTypes.get(target);
-    // The set the related entities live in: the parent set's NavigationPropertyBinding in $metadata.
-    const bound = level.set === undefined ? undefined : level.metadata?.entitySets.get(level.set)?.navigationBindings.get(nav);
-    const nested: Level = { ...level, set: bound?.split('/').at(-1), type };
-    related ??= {};
-    related[nav] = value.map((v) => relatedOf(v as Record<string, unknown>, nested));
-  }
-  return { rest, related };
-}
-
-function relatedOf(item: Record<string, unknown>, level: Level): DeltaRelatedChange {
-  const change = changeOf(item, level, true);
-  if (change.kind === 'link' || change.kind === 'deletedLink') throw new SluiceError('A nested delta holds a link; links are reported at the top level');
-  return change as DeltaRelatedChange;
-}
-
-/**
- * Reads one delta item (OData JSON Format 4.0 section 15 and 4.01 section 15). A v2 removal is an item
- * of `d.results` in the same `$deletedEntity` form, with an `id` (as Apache Olingo's v2 library writes it).
- * A 4.01 removal may name the entity by its key properties instead of `@id`. Nested deltas of expanded
- * navigations (`Orders@delta`) go to `related`; entity values keep only the control information any read keeps.
- */
-function changeOf(item: Record<string, unknown>, level: Level, nested = false): DeltaChange<unknown> | DeltaRelatedChange {
-  const removed = item['@odata.removed'] ?? item['@removed'];
-  const context = str(item['@odata.context']) ?? str(item['@context']);
-  if (removed !== undefined || context?.endsWith('$deletedEntity') === true) {
-    const reason = str((removed as Record<string, unknown> | undefined)?.['reason']) ?? str(item['reason']);
-    // 4.0's $deletedEntity form carries `id` as a property; with @removed, `id` may be a key property.
-    const id = str(item['@odata.id']) ?? str(item['@id']) ?? (removed === undefined ? str(item['id']) : undefined);
-    if (id !== undefined) return { kind: 'removed', id, reason };
-    const byKey = removalByKey(item, level, setOfContext(context) ?? level.set);
-    if (byKey === undefined) throw new SluiceError('A delta removal has neither an id nor key properties');
-    if (byKey.id === undefined && !nested) throw new SluiceError('A delta removal names its entity by key, but no entity set is known to build its id from');
-    return { kind: 'removed', id: byKey.id as string, key: byKey.key, reason };
-  }
-  if (!nested && context !== undefined && (context.endsWith('$link') || context.endsWith('$deletedLink'))) {
-    return { kind: context.endsWith('$link') ? 'link' : 'deletedLink', source: str(item['source']) ?? '', relationship: str(item['relationship']) ?? '', target: str(item['target']) ?? '' };
-  }
-  const { rest, related } = nestedOf(item, level);
-  const value = withoutControl(level.decode(rest, level.type));
-  return related === undefined ? { kind: 'entity', value } : { kind: 'entity', value, related } as DeltaChange<unknown>;
-}
-
 /**
  * Keeps an entity set in step (OData v4 delta links, OData v2 SAP Gateway `__delta` links): `changes()` yields every entity on the first run and only the
  * changes afterwards; the delta link is saved to the store once the last page was read, so a job resumes
@@ -203,6 +96,7 @@ function changeOf(item: Record<string, unknown>, level: Level, nested = false): 
 export class DeltaSync<T = Record<string, unknown>> {
   private readonly key: string;
   private readonly host: WriteHost;
+  private readonly client: ODataClient;
   private readonly query: Query<T>;
   /** The `OData-MaxVersion` configured on the client's headers (such as `'4.01'`), sent instead of the default `4.0`. */
   private readonly maxVersion: string | undefined;
@@ -212,6 +106,7 @@ export class DeltaSync<T = Record<string, unknown>> {
    */
   constructor(client: HasUntyped<ODataClient>, query: HasUntyped<Query<T>>, private readonly options: DeltaSyncOptions) {
     this.host = client.untyped;
+    this.client = client.untyped;
     this.query = query.untyped;
     this.maxVersion = client.untyped.http.options.headers['odata-maxversion'];
     checkOptionKeys('', options, ['store', 'key', 'signal', 'prefetch']);
@@ -255,15 +150,8 @@ export class DeltaSync<T = Record<string, unknown>> {
     // A client configured for 4.01 payloads (`http: { headers: { 'OData-MaxVersion': '4.01' } }`) gets them:
     // 4.01 removals (`@removed`, by `@id` or key), `@context`, nested `@delta`. Both forms are read.
     if (protocol.version === '4.0' && this.maxVersion !== undefined) headers['odata-maxversion'] = this.maxVersion;
-    const { largeNumbers, dates, precision } = this.host.writeSettings();
-    const metadata = this.host.loadedMetadata();
-    // Entities (top level and nested) are decoded by their type as `stream()` decodes them; removals are left as sent.
-    const decode = (raw: unknown, type: EntityTypeInfo | undefined): unknown => {
-      const ctx = { largeNumbers, dates, metadata, entityType: type };
-      const decodeRecord = recordDecoder(protocol, ctx);
-      return decodeRecord ? decodeRecord(raw, ctx) : raw;
-    };
-    const level: Level = { decode, protocol, metadata, set: topLevelSet(this.host.serviceURL, start), type: entityType };
+    const { precision } = this.host.writeSettings();
+    const level = topLevel(protocol, { ...this.host.writeSettings(), metadata: this.host.loadedMetadata() }, this.host.serviceURL, start, entityType);
     const pages = new PageCounter();
     const entitySet = entitySetOf(this.host.serviceURL, start);
     // Aborts the page prefetched when the caller stops reading (or its signal aborts).
@@ -307,6 +195,70 @@ export class DeltaSync<T = Record<string, unknown>> {
       }
     } finally {
       controller.abort();
+    }
+  }
+
+  /**
+   * The read of {@link pages} as its bytes arrive: the changes of each page in batches (one per run of a body
+   * chunk, in the order sent), each page followed by its end with the link to resume from (`nextLink`, or
+   * `deltaLink` on the last page), so a caller that commits at each page's end never holds a whole page of
+   * changes. Entities are decoded as `pages()` decodes them. A page whose body breaks ends the read with its
+   * PageError (it is not read again: a delta page read twice need not be the same); an item that cannot be
+   * read ends it with its RecordDecodeError; a refused kept link is DeltaExpiredError, as in `pages()`. The delta
+   * link is saved once the last page's end was taken.
+   *
+   * @example
+   * ```ts
+   * for await (const batch of sync.pageBatches()) {
+   *   if (batch.end) console.log(`page done; resume from ${batch.end.nextLink ?? batch.end.deltaLink}`)
+   *   else for (const change of batch.changes) console.log(change.kind)
+   * }
+   * ```
+   */
+  async *pageBatches(): AsyncGenerator<DeltaBatch<T>> {
+    const signal = this.options.signal;
+    const protocol = await this.host.protocolReady(signal);
+    const { url: start, entityType } = this.query.render(protocol);
+    const kept = await this.options.store.load(this.storeKey());
+    const level = topLevel(protocol, { ...this.host.writeSettings(), metadata: this.host.loadedMetadata() }, this.host.serviceURL, start, entityType);
+    const entitySet = entitySetOf(this.host.serviceURL, start);
+    const maxVersion = protocol.version === '4.0' ? this.maxVersion : undefined;
+    const read = this.client.openStream(
+      () => Promise.resolve({ url: kept ?? start, entityType }),
+      { pageRetries: 0, ...(kept === undefined ? { headers: { prefer: 'odata.track-changes' } } : {}), ...(signal === undefined ? {} : { signal }), ...(this.options.prefetch === false ? { prefetch: false } : {}) },
+      'pages',
+      (ctx) => ({
+        ...ctx,
+        item: (raw) => changeOf(raw as Record<string, unknown>, level),
+        headers: maxVersion === undefined ? ctx.headers : { ...ctx.headers, 'odata-maxversion': maxVersion },
+        span: { base: { type: 'delta', entitySet }, pages: ctx.span?.pages },
+      }),
+    ) as AsyncIterator<PageBatch<DeltaChange<T>>>;
+    try {
+      for (let item = await read.next(); !item.done; item = await read.next()) {
+        const { value, error, page } = item.value;
+        if (error !== undefined) {
+          const cause = error instanceof PageError ? error.cause : undefined;
+          if (kept !== undefined && cause instanceof ODataError && cause.status === 410) {
+            await this.options.store.clear(this.storeKey());
+            throw new DeltaExpiredError(410, 'The service no longer accepts the kept delta link (410 Gone): it was cleared; call changes() again for a full read');
+          }
+          throw error;
+        }
+        if (page === undefined) {
+          yield { changes: value };
+          continue;
+        }
+        const nextLink = page.nextLink === undefined ? undefined : this.host.links.resolve('next', page.nextLink, page.url);
+        const deltaLink = nextLink === undefined && page.deltaLink !== undefined ? this.host.links.resolve('deltaLink', page.deltaLink, page.url) : undefined;
+        yield { end: { nextLink, deltaLink } };
+        if (nextLink === undefined) {
+          if (deltaLink !== undefined) await this.options.store.save(this.storeKey(), deltaLink);
+          return;
+        }
+      }
+    } finally {
+      await read.return?.();
     }
   }
 

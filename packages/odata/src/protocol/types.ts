@@ -15,6 +15,8 @@ export interface PageInfo {
   context?: string | undefined;
   /** Set when the envelope has a next link that is not a string (its JSON type): paging cannot go on. */
   invalidNextLink?: string | undefined;
+  /** The delta link as sent (v4 `@odata.deltaLink`/`@deltaLink`, v2 `d.__delta`): the last page of a change-tracking read. */
+  deltaLink?: string | undefined;
 }
 
 /**

@@ -40,6 +40,12 @@ export interface ReadContext {
   span?: { readonly base: ODataSpan; readonly pages: PageCounter | undefined } | undefined;
   /** The client's watch over Int64/Decimal precision (v4 services that ignore IEEE754Compatible). */
   precision?: PrecisionGuard | undefined;
+  /**
+   * Reads each parsed item of the record array in place of the record decoding (`protocol.decodeRecord`) and
+   * the removal of control information: a delta read's items, which are entities or removals. It throws for an
+   * item it cannot read (a record error in its place).
+   */
+  item?: ((raw: unknown) => unknown) | undefined;
 }
 
 const JSON_TYPE = /(^|\/|\+)json\b/i;

@@ -322,9 +322,9 @@ export class PageLoad {
     }
     // The precision guard looks at the first record of each page read without the exact path.
     if (run.index === 0 && this.exact === undefined && !(values[0] instanceof RecordFailure)) this.ctx.precision?.checkRecord(values[0], this.ctx.decode.entityType);
-    const { protocol, decode } = this.ctx;
-    const decodeRecord = protocol.decodeRecord;
-    const control = runMayHoldControl(run);
+    const { protocol, decode, item } = this.ctx;
+    const decodeRecord = item === undefined ? protocol.decodeRecord : item;
+    const control = item === undefined && runMayHoldControl(run);
     if (decodeRecord !== undefined || control) {
       for (let i = 0; i < values.length; i++) {
         let value = values[i];

@@ -38,6 +38,8 @@ export interface PageEnd {
   nextLink: string | undefined;
   /** The total count, when `.count()` was asked and the service sent it. */
   count: number | undefined;
+  /** The delta link as sent, on the last page of a read that asked to track changes; undefined otherwise. */
+  deltaLink?: string | undefined;
 }
 
 /**

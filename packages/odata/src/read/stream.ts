@@ -172,7 +172,8 @@ export class CollectionStream implements AsyncIterableIterator<StreamItem<unknow
       this.attempt = 0;
       if (this.batches === 'pages' && this.ended !== current) {
         this.ended = current;
-        const end: PageBatch<unknown> = { page: { url: current.url, nextLink: current.info?.nextLink, count: current.info?.count } };
+        const info = current.info;
+        const end: PageBatch<unknown> = { page: { url: current.url, nextLink: info?.nextLink, count: info?.count, ...(info?.deltaLink === undefined ? {} : { deltaLink: info.deltaLink }) } };
         return { value: end as StreamItem<unknown>, done: false };
       }
       const next = this.ahead ?? this.following(current);

@@ -74,6 +74,7 @@ export const v2: ODataProtocol = {
       nextLink: typeof next === 'string' ? next : undefined,
       count: count === undefined ? undefined : Number(count),
       invalidNextLink: next === undefined || typeof next === 'string' ? undefined : jsonType(next),
+      deltaLink: typeof d?.['__delta'] === 'string' ? d['__delta'] : undefined,
     };
   },
   decodeRecord: decodeV2Record,

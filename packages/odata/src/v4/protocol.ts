@@ -69,6 +69,7 @@ export const v4: ODataProtocol = {
       count: count === undefined ? undefined : Number(count),
       context: text(envelope['@odata.context']) ?? text(envelope['@context']),
       invalidNextLink: next === undefined || typeof next === 'string' ? undefined : jsonType(next),
+      deltaLink: text(envelope['@odata.deltaLink']) ?? text(envelope['@deltaLink']),
     };
   },
   decodeEntity(body: unknown, ctx: DecodeContext) {

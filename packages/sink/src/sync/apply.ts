@@ -100,7 +100,7 @@ const keyPart = (v: unknown): string => (typeof v === 'number' ? numberText(v) :
  * as garbage until a full collection (bench/RESULTS.md, issue 25). Two values are the same key exactly when their
  * `String` forms are, as with the text of a composite key: a column's converter gives one type per value.
  */
-function keyId(key: readonly unknown[]): unknown {
+export function keyId(key: readonly unknown[]): unknown {
   return key.length === 1 ? valueId(key[0]) : key.map(keyPart).join('\u0000');
 }
 

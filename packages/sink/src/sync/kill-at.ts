@@ -4,7 +4,7 @@
 // loads; unset, each step costs one comparison. Only the environment of the process sets it: nothing a service
 // sends can. The steps, in the order a page meets them:
 //   copying        PostgreSQL: a COPY's first half sent, the rest not (the server holds a partial COPY)
-//   batch-written  SQLite snapshot: a batch of a page's records written as it arrived, the page not ended
+//   batch-written  SQLite (snapshot, and a change-tracking load or delta run): a batch of a page written as it arrived, the page not ended
 //   rows-written   a page's rows applied, its run state not yet written, not committed
 //   swapped        the staging table renamed over the table (last page of a load or reload; a snapshot's swap), not committed
 //   state-written  the run state (link to resume from) written, not committed

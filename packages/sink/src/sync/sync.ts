@@ -2,11 +2,12 @@
 // replaces the table in the transaction of its last page; a delta run applies each page's changes. Each
 // page is committed with the link to resume from, so a process killed at any point resumes where the last
 // commit left off and applies nothing twice.
-import { DeltaExpiredError, DeltaSync, PageError, type HasUntyped, type ODataClient, type Page, type PartitionBoundaries, type Query, type ServiceMetadata } from '@sluice/odata';
+import { DeltaExpiredError, DeltaSync, PageError, type DeltaPageEnd, type HasUntyped, type ODataClient, type Page, type PartitionBoundaries, type Query, type ServiceMetadata } from '@sluice/odata';
 import { columnsOf, entityTypeOf, type Column } from '../columns.js';
 import { SinkError } from '../errors.js';
 import { ahead } from './ahead.js';
-import { applyChanges, RowMaker, upsertBatch } from './apply.js';
+import { applyChanges, RowMaker, upsertBatch, type Applied } from './apply.js';
+import { PageChanges } from './delta-apply.js';
 import { addedNotice, checkDrift } from './drift.js';
 import { checkPartitionSettings, DEFAULT_PARALLEL, partitionPages, planSnapshot } from './partitions.js';
 import type { SqlTarget } from './sql-target.js';
@@ -69,6 +70,25 @@ export interface SyncResult {
 
 const STAGING = '__sluice_load';
 
+/** A change-tracking read into `into` (the table, or a load's staging table) from `link` (undefined: a full read). */
+interface DeltaRead {
+  readonly into: string;
+  readonly link: string | undefined;
+  readonly previous: SyncState | undefined;
+  /** Into a staging table that replaces the table at the last page. */
+  readonly loading: boolean;
+  /** The read may end without a delta link (a first load in mode auto: then a snapshot). */
+  readonly auto: boolean;
+}
+
+/** The last page of a read that has no delta link, where one is needed. */
+function untracked(end: DeltaPageEnd, read: DeltaRead): boolean {
+  return end.nextLink === undefined && end.deltaLink === undefined && !(read.auto && read.loading);
+}
+
+/** Thrown inside a page's transaction to roll it back when the read turns out {@link untracked}. */
+class Untracked extends Error {}
+
 function checkTable(table: string): void {
   if (table === '' || table.length > 40 || table.startsWith(STATE_TABLE) || table.endsWith(STAGING) || /[\0"]/.test(table)) {
     throw new SinkError(`table name ${JSON.stringify(table.slice(0, 60))} cannot be used (1-40 characters, no quote, not ${STATE_TABLE}*, not *${STAGING})`, 'target');
@@ -122,41 +142,92 @@ class Run {
     const loading = into !== this.table;
     // A delta read after a complete one is a new run; one read again after a kill goes on counting.
     let fresh = !loading && previous?.nextLink === undefined;
-    for await (const page of sync.pages()) {
-      const last = page.nextLink === undefined;
-      if (last && page.deltaLink === undefined && !(auto && loading)) {
-        // Nothing of the table changed: the staging table goes, the state is as before.
-        if (loading) {
-          await this.target.transaction(async () => {
-            await this.target.exec(`DROP TABLE IF EXISTS ${ident(into)}`);
-            await (previous === undefined ? deleteState(this.target, this.table) : writeState(this.target, previous));
-          });
-        }
-        throw new SinkError(`the service does not track changes of ${this.o.entitySet} (its last page has no delta link): use --mode snapshot`, 'mode');
-      }
+    const page = { into, link, previous, loading, auto };
+    // SQLite applies a page's changes as they are parsed; PostgreSQL applies a whole page at once.
+    if (this.target.dialect === 'sqlite') return this.deltaBatches(sync, page, fresh);
+    for await (const { changes, nextLink, deltaLink } of sync.pages()) {
+      const end = { nextLink, deltaLink };
+      if (untracked(end, page)) await this.refuseUntracked(page);
       await this.target.transaction(async () => {
-        const applied = await applyChanges(this.target, into, this.rows, page.changes);
-        await countApplied(this.target, this.table, applied, fresh);
+        const applied = await applyChanges(this.target, into, this.rows, changes);
+        await this.endPage(page, end, applied, fresh);
         fresh = false;
-        this.upserted += applied.upserted;
-        this.deleted += applied.deleted;
-        if (killPlanned) reached('rows-written');
-        if (last && loading) {
-          await this.target.swap(into, this.table);
-          if (killPlanned) reached('swapped');
-        }
-        const mode = last && page.deltaLink === undefined ? 'snapshot' : 'delta';
-        await writeState(this.target, last
-          ? this.state({ mode, phase: 'tracking', resumeLink: page.deltaLink }, previous)
-          : loading ? this.state({ mode, phase: 'loading', loadTable: into, resumeLink: page.nextLink, runs: previous?.runs ?? 0 }, previous)
-            : this.state({ mode, phase: 'tracking', resumeLink: link, nextLink: page.nextLink, runs: previous?.runs ?? 0 }, previous));
-        if (killPlanned) reached('state-written');
       });
       if (killPlanned) reached('committed');
       this.progress();
-      if (last) return page.deltaLink === undefined ? 'snapshot' : 'delta';
+      if (nextLink === undefined) return deltaLink === undefined ? 'snapshot' : 'delta';
     }
     throw new SinkError('the change-tracking read ended without a last page', 'state');
+  }
+
+  /**
+   * The change-tracking read as it arrives (SQLite): each batch of a page's changes is applied at once in the
+   * page's transaction (opened at its first item, committed at its end with the page's counts and the link to
+   * resume from), so a page's changes do not wait for its last one: they live as long as their batch.
+   */
+  private async deltaBatches(sync: DeltaSync<unknown>, page: DeltaRead, fresh: boolean): Promise<'delta' | 'snapshot'> {
+    const read = sync.pageBatches();
+    try {
+      for (let item = await read.next(); !item.done; item = await read.next()) {
+        let end: DeltaPageEnd | undefined;
+        try {
+          await this.target.transaction(async () => {
+            const changes = new PageChanges(this.target, page.into, this.rows);
+            for (; ; item = await read.next()) {
+              if (item.done) throw new SinkError('the read ended inside a page', 'state');
+              if (item.value.end !== undefined) break;
+              await changes.add(item.value.changes);
+              if (killPlanned) reached('batch-written');
+            }
+            end = item.value.end;
+            // Rolls the page back: nothing of it is applied.
+            if (untracked(end, page)) throw new Untracked();
+            await this.endPage(page, end, changes.end(), fresh);
+            fresh = false;
+          });
+        } catch (error) {
+          if (error instanceof Untracked) await this.refuseUntracked(page);
+          throw error;
+        }
+        if (killPlanned) reached('committed');
+        this.progress();
+        if (end!.nextLink === undefined) return end!.deltaLink === undefined ? 'snapshot' : 'delta';
+      }
+    } finally {
+      await read.return(undefined);
+    }
+    throw new SinkError('the change-tracking read ended without a last page', 'state');
+  }
+
+  /** The end of a page of a change-tracking read (in its transaction): its counts, the swap of a load's last page, the run state. */
+  private async endPage(page: DeltaRead, end: DeltaPageEnd, applied: Applied, fresh: boolean): Promise<void> {
+    const { into, link, previous, loading } = page;
+    const last = end.nextLink === undefined;
+    await countApplied(this.target, this.table, applied, fresh);
+    this.upserted += applied.upserted;
+    this.deleted += applied.deleted;
+    if (killPlanned) reached('rows-written');
+    if (last && loading) {
+      await this.target.swap(into, this.table);
+      if (killPlanned) reached('swapped');
+    }
+    const mode = last && end.deltaLink === undefined ? 'snapshot' : 'delta';
+    await writeState(this.target, last
+      ? this.state({ mode, phase: 'tracking', resumeLink: end.deltaLink }, previous)
+      : loading ? this.state({ mode, phase: 'loading', loadTable: into, resumeLink: end.nextLink, runs: previous?.runs ?? 0 }, previous)
+        : this.state({ mode, phase: 'tracking', resumeLink: link, nextLink: end.nextLink, runs: previous?.runs ?? 0 }, previous));
+    if (killPlanned) reached('state-written');
+  }
+
+  /** The last page has no delta link, and the read may not end as a snapshot: nothing of the table changed, the staging table goes, the state is as before. */
+  private async refuseUntracked({ into, previous, loading }: DeltaRead): Promise<never> {
+    if (loading) {
+      await this.target.transaction(async () => {
+        await this.target.exec(`DROP TABLE IF EXISTS ${ident(into)}`);
+        await (previous === undefined ? deleteState(this.target, this.table) : writeState(this.target, previous));
+      });
+    }
+    throw new SinkError(`the service does not track changes of ${this.o.entitySet} (its last page has no delta link): use --mode snapshot`, 'mode');
   }
 
   /**

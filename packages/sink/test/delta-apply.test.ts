@@ -1,0 +1,85 @@
+// PageChanges: a delta page applied batch by batch as its changes arrive gives the rows and the counts that
+// applyChanges gives for the whole page, wherever the batches split it (a run of upserts or deletes spanning
+// batches, a key changed twice within a run, upsert-delete-upsert of one key), into SQLite.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeltaChange } from '@sluice/odata';
+import { openTarget, type Column } from '../src/index.js';
+import { applyChanges, RowMaker } from '../src/sync/apply.js';
+import { PageChanges } from '../src/sync/delta-apply.js';
+import { openSqlite } from '../src/sync/sqlite.js';
+
+let dir: string;
+beforeAll(async () => { dir = await mkdtemp(join(tmpdir(), 'sluice-delta-apply-')); });
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const columns: Column[] = [
+  { name: 'K', edmType: 'Edm.Int64', kind: 'int64', nullable: false, key: true },
+  { name: 'V', edmType: 'Edm.String', kind: 'string', nullable: true, key: false },
+];
+
+const page: DeltaChange<unknown>[] = [
+  { kind: 'entity', value: { K: 1, V: 'one' } },
+  { kind: 'entity', value: { K: 2, V: 'two' } },
+  { kind: 'entity', value: { K: '1', V: 'one again' } },
+  { kind: 'removed', id: 'T(3)', reason: 'deleted' },
+  { kind: 'removed', id: 'T(2)', reason: 'deleted' },
+  { kind: 'link', source: 'T(1)', relationship: 'R', target: 'U(1)' },
+  { kind: 'removed', id: 'T(3L)', reason: 'deleted' },
+  { kind: 'entity', value: { K: 2, V: 'two back' } },
+  { kind: 'entity', value: { K: 4, V: 'four' } },
+  { kind: 'entity', value: { K: 2, V: 'two last' } },
+  { kind: 'removed', id: 'T(4)', reason: 'deleted' },
+];
+
+/** Applies `apply` to a table holding K 3 and 5, and gives its counts and rows. */
+async function run(name: string, apply: (target: Awaited<ReturnType<typeof openTarget>>, rows: RowMaker) => Promise<unknown>): Promise<{ counts: unknown; rows: unknown[] }> {
+  const path = join(dir, `${name}.db`);
+  const target = await openTarget(`sqlite:${path}`);
+  let counts: unknown;
+  try {
+    await target.createTable('T', columns);
+    const rows = new RowMaker(target, columns, 'T');
+    await target.transaction(() => target.upsert('T', columns, [[3n, 'three'], [5n, 'five']]));
+    counts = await target.transaction(() => apply(target, rows));
+  } finally {
+    await target.close();
+  }
+  const db = openSqlite(path);
+  try {
+    return { counts, rows: db.prepare('SELECT CAST(K AS TEXT) AS K, V FROM T ORDER BY K').all().map((r) => ({ ...(r as object) })) };
+  } finally {
+    db.close();
+  }
+}
+
+describe('PageChanges: a delta page applied batch by batch', () => {
+  it('gives the rows and counts of applyChanges over the whole page, however the page is split into batches', async () => {
+    const whole = await run('whole', (target, rows) => applyChanges(target, 'T', rows, page));
+    // Runs: upserts {1, 2}, deletes {3, 2} (3 twice; the link skipped), upserts {2, 4}, deletes {4}.
+    expect(whole.counts).toEqual({ upserted: 4, deleted: 3 });
+    expect(whole.rows).toEqual([{ K: '1', V: 'one again' }, { K: '2', V: 'two last' }, { K: '5', V: 'five' }]);
+    // Every split into two batches, and one batch per change.
+    const splits: DeltaChange<unknown>[][][] = [];
+    for (let at = 0; at <= page.length; at++) splits.push([page.slice(0, at), page.slice(at)]);
+    splits.push(page.map((c) => [c]));
+    for (const [i, batches] of splits.entries()) {
+      const split = await run(`split-${i}`, async (target, rows) => {
+        const changes = new PageChanges(target, 'T', rows);
+        for (const batch of batches) await changes.add(batch);
+        return changes.end();
+      });
+      expect(split, `split ${i}`).toEqual(whole);
+    }
+  });
+
+  it('a value its column cannot hold is a SinkError naming the record', async () => {
+    const error = await run('bad', async (target, rows) => {
+      const changes = new PageChanges(target, 'T', rows);
+      await changes.add([{ kind: 'entity', value: { K: 'x', V: 'bad' } }]);
+    }).catch((e: unknown) => e);
+    expect(String(error)).toMatch(/K/);
+  });
+});
