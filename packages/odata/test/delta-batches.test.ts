@@ -3,23 +3,13 @@
 // __delta) and a node:http service whose second delta page breaks in the middle of its body.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '@sluice/testkit';
+import { memoryStore } from './memory-store.js';
 import { useWriteServer } from './write-server.js';
-import { createODataClient, DeltaExpiredError, type ODataClient, DeltaSync, PageError, type DeltaChange, type DeltaPageEnd, type DeltaStore } from '../src/index.js';
+import { createODataClient, DeltaExpiredError, type ODataClient, DeltaSync, PageError, type DeltaChange, type DeltaPageEnd } from '../src/index.js';
 
 interface Order { ID: number; Customer: string; Status: string }
 
 const kit = useWriteServer();
-
-/** A store in memory, holding one link. */
-function memoryStore(link?: string): DeltaStore & { link: string | undefined } {
-  const store = {
-    link,
-    load: () => Promise.resolve(store.link),
-    save: (_key: string, saved: string) => { store.link = saved; return Promise.resolve(); },
-    clear: () => { store.link = undefined; return Promise.resolve(); },
-  };
-  return store;
-}
 
 interface Read<T> { pages: { changes: DeltaChange<T>[]; end: DeltaPageEnd }[]; batches: number }
 

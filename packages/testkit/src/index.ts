@@ -3,6 +3,7 @@ export * from './oidc/index.js';
 export { startODataServer, V4_ROOT_PATH, V2_ROOT_PATH, productRow, categoryRow, orderItemRow, CATEGORY_NAMES, ORDER_ITEM_COUNT, type ODataServerOptions, type ODataTestServer, type ODataFaults, type ODataWriteOptions, type ODataWriteControl, type ProductRow, type CategoryRow, type OrderItemRow } from './odata/index.js';
 export { NESTED_DELTA_EDMX } from './odata/nested-delta.js';
 export { edmxDocument, propertiesXML } from './odata/edmx-text.js';
+export { startClientScopedDeltaServer, type ClientScopedDeltaControl } from './odata/client-scoped-delta.js';
 export { sluiceCLI, collect as collectCLI, type SluiceCLI, type CLIResult } from './cli/sluice-cli.js';
 export { CsrfGateway, type CsrfGatewayOptions } from './csrf-gateway.js';
 export { startRedisServer, type RedisTestServer } from './redis-server.js';

@@ -7,6 +7,7 @@ import type { Query } from '../query/query.js';
 import type { PageBatch } from '../read/stream-item.js';
 import { ODataError, PageError } from '../errors.js';
 import { toODataError } from '../read/error-body.js';
+import { withServiceParams } from '../read/service-params.js';
 import { entitySetOf, PageCounter } from '../telemetry.js';
 import { guardParser, readJsonAnswer } from '../read/json-answer.js';
 import type { WriteHost } from '../write/host.js';
@@ -143,7 +144,7 @@ export class DeltaSync<T = Record<string, unknown>> {
   async *pages(): AsyncGenerator<DeltaPage<T>> {
     const protocol = await this.host.protocolReady(this.options.signal);
     const { url: start, entityType } = this.query.render(protocol);
-    const kept = await this.options.store.load(this.storeKey());
+    const kept = await this.keptLink();
     let url = kept ?? start;
     const headers: Record<string, string> = { ...protocol.requestHeaders(this.host.writeSettings().largeNumbers) };
     if (kept === undefined) headers['prefer'] = 'odata.track-changes';
@@ -175,7 +176,7 @@ export class DeltaSync<T = Record<string, unknown>> {
     try {
       for (;;) {
         const page = await current;
-        const nextURL = page.next === undefined ? undefined : this.host.links.resolve('next', page.next, url);
+        const nextURL = page.next === undefined ? undefined : withServiceParams(this.host.links.resolve('next', page.next, url), this.host.serviceParams);
         let ahead: Promise<RawPage> | undefined;
         if (nextURL !== undefined && this.options.prefetch !== false) {
           ahead = load(nextURL);
@@ -183,7 +184,7 @@ export class DeltaSync<T = Record<string, unknown>> {
           ahead.catch(() => undefined);
         }
         const changes = page.items.map((item) => changeOf(item as Record<string, unknown>, level) as DeltaChange<T>);
-        const deltaLink = nextURL === undefined && page.delta !== undefined ? this.host.links.resolve('deltaLink', page.delta, url) : undefined;
+        const deltaLink = nextURL === undefined && page.delta !== undefined ? withServiceParams(this.host.links.resolve('deltaLink', page.delta, url), this.host.serviceParams) : undefined;
         yield { changes, nextLink: nextURL, deltaLink };
         if (nextURL !== undefined) {
           current = ahead ?? load(nextURL);
@@ -219,7 +220,7 @@ export class DeltaSync<T = Record<string, unknown>> {
     const signal = this.options.signal;
     const protocol = await this.host.protocolReady(signal);
     const { url: start, entityType } = this.query.render(protocol);
-    const kept = await this.options.store.load(this.storeKey());
+    const kept = await this.keptLink();
     const level = topLevel(protocol, { ...this.host.writeSettings(), metadata: this.host.loadedMetadata() }, this.host.serviceURL, start, entityType);
     const entitySet = entitySetOf(this.host.serviceURL, start);
     const maxVersion = protocol.version === '4.0' ? this.maxVersion : undefined;
@@ -249,8 +250,10 @@ export class DeltaSync<T = Record<string, unknown>> {
           yield { changes: value };
           continue;
         }
+        // The page end's links are those the read follows (resolved, service params kept); resolving them again
+        // refuses a link the link policy refuses, as the stream would.
         const nextLink = page.nextLink === undefined ? undefined : this.host.links.resolve('next', page.nextLink, page.url);
-        const deltaLink = nextLink === undefined && page.deltaLink !== undefined ? this.host.links.resolve('deltaLink', page.deltaLink, page.url) : undefined;
+        const deltaLink = nextLink === undefined && page.deltaLink !== undefined ? withServiceParams(this.host.links.resolve('deltaLink', page.deltaLink, page.url), this.host.serviceParams) : undefined;
         yield { end: { nextLink, deltaLink } };
         if (nextLink === undefined) {
           if (deltaLink !== undefined) await this.options.store.save(this.storeKey(), deltaLink);
@@ -260,6 +263,12 @@ export class DeltaSync<T = Record<string, unknown>> {
     } finally {
       await read.return?.();
     }
+  }
+
+  /** The store's link with the service URL's own query options kept (a link kept by an older version may lack them). */
+  private async keptLink(): Promise<string | undefined> {
+    const kept = await this.options.store.load(this.storeKey());
+    return kept === undefined ? undefined : withServiceParams(kept, this.host.serviceParams);
   }
 
   private storeKey(): string {

@@ -1,7 +1,7 @@
 import { PagingError } from '../errors.js';
-import { encodeOptionValue } from '../query/state.js';
 import { nextLinkBase, type ReadContext } from './context.js';
 import type { PageLoad } from './page-load.js';
+import { withServiceParams } from './service-params.js';
 import { UrlDigests } from './url-digests.js';
 
 /**
@@ -28,7 +28,7 @@ export class NextLinks {
     }
     const link = info?.nextLink;
     if (link === undefined || info === undefined) return undefined;
-    const url = this.withServiceParams(this.ctx.links.resolve('next', link, nextLinkBase(this.ctx, info.context, load.url)));
+    const url = this.resolve(load, link);
     if (this.seen.has(url)) throw new PagingError('repeated-next-link', this.pages, 'the server sent a next link to a page already read (it would loop)');
     const max = this.ctx.maxPages;
     if (max !== undefined && this.pages >= max) throw new PagingError('max-pages', this.pages, `more pages than maxPages (${max})`);
@@ -37,22 +37,21 @@ export class NextLinks {
     return url;
   }
 
-  private withServiceParams(url: string): string {
-    const params = this.ctx.serviceParams;
-    if (params.length === 0) return url;
-    const q = url.indexOf('?');
-    const names = new Set(q < 0 ? [] : url.slice(q + 1).split('&').map((p) => decodeName(p.split('=')[0]!)));
-    const missing = params.filter(([n]) => !names.has(n));
-    if (missing.length === 0) return url;
-    const extra = missing.map(([n, v]) => `${encodeOptionValue(n)}=${encodeOptionValue(v)}`).join('&');
-    return `${url}${q < 0 ? '?' : '&'}${extra}`;
+  /**
+   * The URL the stream follows for `load`'s next link (resolved, service params kept), without counting it as
+   * followed; the raw link when the link policy refuses it (following it then ends the read with that error).
+   */
+  peek(load: PageLoad): string | undefined {
+    const link = load.info?.nextLink;
+    if (link === undefined || typeof link !== 'string') return undefined;
+    try {
+      return this.resolve(load, link);
+    } catch {
+      return link;
+    }
   }
-}
 
-function decodeName(name: string): string {
-  try {
-    return decodeURIComponent(name);
-  } catch {
-    return name;
+  private resolve(load: PageLoad, link: string): string {
+    return withServiceParams(this.ctx.links.resolve('next', link, nextLinkBase(this.ctx, load.info?.context, load.url)), this.ctx.serviceParams);
   }
 }

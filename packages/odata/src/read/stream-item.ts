@@ -34,11 +34,17 @@ export interface Page<T> {
 export interface PageEnd {
   /** The URL the page was read from. */
   url: string;
-  /** The server's link to the next page, exactly as sent; undefined on the last page. */
+  /**
+   * The next page's URL as the read follows it (resolved, the service URL's own query options such as
+   * `sap-client` kept); undefined on the last page.
+   */
   nextLink: string | undefined;
   /** The total count, when `.count()` was asked and the service sent it. */
   count: number | undefined;
-  /** The delta link as sent, on the last page of a read that asked to track changes; undefined otherwise. */
+  /**
+   * The delta link (resolved against the page's URL, the service URL's own query options kept), on the last page
+   * of a read that asked to track changes; undefined otherwise.
+   */
   deltaLink?: string | undefined;
 }
 

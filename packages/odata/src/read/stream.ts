@@ -4,6 +4,7 @@ import type { ReadOptions } from '../query/state.js';
 import { isResumable, type ReadContext } from './context.js';
 import { NextLinks } from './next-links.js';
 import { PageLoad } from './page-load.js';
+import { withServiceParams } from './service-params.js';
 import type { PageBatch, StreamItem } from './stream-item.js';
 
 /** Options of `query.stream()`, `list()` and `pages()` (besides `signal`, `headers`, `timeout`). */
@@ -99,6 +100,15 @@ export class CollectionStream implements AsyncIterableIterator<StreamItem<unknow
     return { value: item, done: false };
   }
 
+  /** A page's delta link resolved against the page's URL with the service params kept; as sent when the link policy refuses it. */
+  private resolvedDelta(link: string, pageURL: string): string {
+    try {
+      return withServiceParams(this.ctx.links.resolve('deltaLink', link, pageURL), this.ctx.serviceParams);
+    } catch {
+      return link;
+    }
+  }
+
   private start(url: string, skip: number, held = false): PageLoad {
     const load = new PageLoad(this.ctx, url, skip, this.controller.signal, undefined, held);
     load.onDone = () => { if (load === this.current) this.startAhead(); };
@@ -173,7 +183,9 @@ export class CollectionStream implements AsyncIterableIterator<StreamItem<unknow
       if (this.batches === 'pages' && this.ended !== current) {
         this.ended = current;
         const info = current.info;
-        const end: PageBatch<unknown> = { page: { url: current.url, nextLink: info?.nextLink, count: info?.count, ...(info?.deltaLink === undefined ? {} : { deltaLink: info.deltaLink }) } };
+        // The links the read follows (resolved, service params kept), so a read resumed from one asks what this one did.
+        const deltaLink = info?.deltaLink === undefined ? undefined : this.resolvedDelta(info.deltaLink, current.url);
+        const end: PageBatch<unknown> = { page: { url: current.url, nextLink: this.links.peek(current), count: info?.count, ...(deltaLink === undefined ? {} : { deltaLink }) } };
         return { value: end as StreamItem<unknown>, done: false };
       }
       const next = this.ahead ?? this.following(current);
