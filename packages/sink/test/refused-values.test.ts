@@ -230,7 +230,9 @@ describe('sync: values a column cannot hold', () => {
       expect(after.map((r) => r['ID'])).toEqual([1, 2, 3]);
       expect(after[0]).toMatchObject({ Tiny: 7 });
       expect(after[2]).toMatchObject({ Tiny: 3, Ratio: dialect === 'sqlite' ? 1e-50 : '0' });
-      if (dialect === 'sqlite') expect(sqliteRows(path, 'SELECT Name, Tags FROM Items WHERE ID = 3')).toEqual([{ Name: 'a\u0000b', Tags: JSON.stringify(NOT_IN_POSTGRES.Tags) }]);
+      // The stored bytes, by hex(): Node 22's node:sqlite (the driver there) reads text only up to a NUL, though it
+      // binds and stores the whole value (Node 24's and better-sqlite3 read it whole).
+      if (dialect === 'sqlite') expect(sqliteRows(path, 'SELECT hex(Name) AS Name, Tags FROM Items WHERE ID = 3')).toEqual([{ Name: Buffer.from('a\u0000b').toString('hex').toUpperCase(), Tags: JSON.stringify(NOT_IN_POSTGRES.Tags) }]);
     }, 120_000);
   }
 
