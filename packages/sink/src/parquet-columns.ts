@@ -4,9 +4,9 @@
 import type { Column } from './columns.js';
 import { SinkError } from './errors.js';
 import {
-  bad, binaryBytes, booleanValue, dateText, decimalText, epochDays, float, guidBytes, inInt64, instantValue, int32, int64Value, intRange, intRangeText, isWellFormed, jsonColumnText, LONE_SURROGATE,
-  SINGLE_RANGE, text, timeNanos, inUnit, unscaledValue,
+  bad, binaryBytes, booleanValue, decimalText, float, guidBytes, inInt64, int32, int64Value, intRange, intRangeText, isWellFormed, jsonColumnText, LONE_SURROGATE, SINGLE_RANGE, text, unscaledValue,
 } from './values.js';
+import { dateText, epochDays, inUnit, instantValue, timeNanos } from './temporal.js';
 
 /** Statistics of a column chunk, in the forms hyparquet-writer's footer writer takes (bigints for INT64 and decimals). */
 export interface ChunkStatistics {

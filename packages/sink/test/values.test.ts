@@ -2,8 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { keyOfRemovedId, SinkError, type Column } from '../src/index.js';
 import {
-  decimalText, epochNanos, float, guidBytes, guidText, inUnit, instantValue, int64, int64Value, isoUTC, timeNanos, timeText, unscaledDecimal, unscaledValue,
+  decimalText, float, guidBytes, guidText, int64, int64Value, unscaledDecimal, unscaledValue,
 } from '../src/values.js';
+import { epochNanos, inUnit, instantValue, isoUTC, timeNanos, timeText } from '../src/temporal.js';
 import { civilDays, isCalendarDate } from '../src/calendar.js';
 
 const col = (edmType: string): Column => ({ name: 'X', edmType, kind: 'decimal', nullable: true, key: false });

@@ -3,9 +3,9 @@
 import type { Column } from '../columns.js';
 import { SinkError } from '../errors.js';
 import {
-  bad, binaryBytes, booleanValue, dateText, decimalText, epochNanos, float, guidText, inInt64, intValue, inUnit, int64, isoUTC, jsonColumnText, single, wellFormedText,
-  timeNanos, timeText, unscaledDecimal,
+  bad, binaryBytes, booleanValue, decimalText, float, guidText, inInt64, intValue, int64, jsonColumnText, single, wellFormedText, unscaledDecimal,
 } from '../values.js';
+import { dateText, epochNanos, inUnit, isoUTC, timeNanos, timeText } from '../temporal.js';
 import { isPlainDateTime } from '../calendar.js';
 
 /** The SQL dialects `sluice sync` writes. */
