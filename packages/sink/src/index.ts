@@ -2,7 +2,8 @@
 export { SinkError } from './errors.js';
 export { columnsOf, entityTypeOf, kindOf, type Column, type ColumnKind } from './columns.js';
 export { ParquetRecordWriter, parquetElement, timeUnitOf, unsupportedCodec, type ByteOutput, type ParquetCodec, type TimeUnit, type ParquetSchemaElement, type ParquetWriterOptions } from './parquet.js';
-export { syncEntitySet, type SyncOptions, type SyncResult } from './sync/sync.js';
+export { syncEntitySet } from './sync/sync.js';
+export type { SyncOptions, SyncResult } from './sync/sync-options.js';
 export { openTarget } from './sync/target.js';
 export type { SqlTarget, TableColumn } from './sync/sql-target.js';
 export type { Dialect } from './sync/sql-types.js';

@@ -2,7 +2,7 @@
 // replaces the table in the transaction of its last page; a delta run applies each page's changes. Each
 // page is committed with the link to resume from, so a process killed at any point resumes where the last
 // commit left off and applies nothing twice.
-import { DeltaExpiredError, DeltaSync, PageError, type DeltaPageEnd, type HasUntyped, type ODataClient, type Page, type PartitionBoundaries, type Query, type ServiceMetadata } from '@sluice/odata';
+import { DeltaExpiredError, DeltaSync, PageError, type DeltaPageEnd, type Page, type Query, type ServiceMetadata } from '@sluice/odata';
 import { columnsOf, entityTypeOf, type Column } from '../columns.js';
 import { SinkError } from '../errors.js';
 import { ahead } from './ahead.js';
@@ -15,58 +15,7 @@ import { ident, sqlType } from './sql-types.js';
 import { countApplied, deleteState, ensureStateTable, readState, STATE_TABLE, writeState, type SyncState } from './state.js';
 import { openTarget } from './target.js';
 import { checkKillPlan, killPlanned, reached } from './kill-at.js';
-
-/** Options of {@link syncEntitySet}. */
-export interface SyncOptions {
-  /** The client of the service (a client typed by its service as it is). */
-  od: HasUntyped<ODataClient>;
-  /** The entity set to sync. */
-  entitySet: string;
-  /** The query to read (`$filter`, `$select`, custom options); default `od.from(entitySet)`. */
-  query?: HasUntyped<Query<unknown>> | undefined;
-  /** The properties to keep (`$select`): they must include the key. Default: every property. */
-  select?: readonly string[] | undefined;
-  /** `sqlite:<file>`, `postgres://...`, or an opened target. */
-  into: string | SqlTarget;
-  /** The table (default: the entity set's name). */
-  table?: string | undefined;
-  /** `auto` (default: delta when the service tracks changes, else snapshot), `delta` or `snapshot`. */
-  mode?: 'auto' | 'delta' | 'snapshot' | undefined;
-  /** Reload everything into a new table that replaces the old one, forgetting the kept state (after drift). */
-  rebuild?: boolean | undefined;
-  /**
-   * With `mode: 'snapshot'`: split the load into this many `$filter` ranges of `partitionBy` (see
-   * `planPartitions` of @sluice/odata), read `parallel` at once into the staging table, which replaces
-   * the table after the last page of the last partition (complete or nothing, as an unpartitioned snapshot).
-   */
-  partitions?: number | undefined;
-  /** The orderable property the partitions split on; default: the single key. */
-  partitionBy?: string | undefined;
-  /** How partition boundaries are found: `quantiles` (default) or `minmax` (integers). */
-  boundaries?: PartitionBoundaries | undefined;
-  /** Partitions read at once (1-256, default 4); pages are written one at a time on the target's connection. */
-  parallel?: number | undefined;
-  signal?: AbortSignal | undefined;
-  /** Called after each committed page with the run's counts so far. */
-  onProgress?: ((progress: { upserted: number; deleted: number; pages: number }) => void) | undefined;
-  /** Called with what the user should know: a mode chosen, a column added, a refused delta link. */
-  onNotice?: ((message: string) => void) | undefined;
-}
-
-/** What one run did. */
-export interface SyncResult {
-  readonly table: string;
-  /** The target as named in messages (no password). */
-  readonly target: string;
-  /** `load` (everything, first run or after `rebuild`), `reload` (after a refused delta link, or to fill new columns), `delta` or `snapshot`. */
-  readonly run: 'load' | 'reload' | 'delta' | 'snapshot';
-  readonly mode: 'delta' | 'snapshot';
-  readonly upserted: number;
-  readonly deleted: number;
-  readonly pages: number;
-  /** Partitions the snapshot was read in (absent when it was read as one stream). */
-  readonly partitions?: number | undefined;
-}
+import type { SyncOptions, SyncResult } from './sync-options.js';
 
 const STAGING = '__sluice_load';
 
