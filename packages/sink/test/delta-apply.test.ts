@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeltaChange } from '@sluice/odata';
 import { openTarget, type Column } from '../src/index.js';
-import { applyChanges, RowMaker } from '../src/sync/apply.js';
-import { PageChanges } from '../src/sync/delta-apply.js';
+import { RowMaker } from '../src/sync/apply.js';
+import { applyChanges, PageChanges } from '../src/sync/delta-apply.js';
 import { openSqlite } from '../src/sync/sqlite.js';
 
 let dir: string;

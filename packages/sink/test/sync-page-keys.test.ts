@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Column } from '../src/index.js';
 import { openTarget } from '../src/index.js';
-import { applyChanges, RowMaker, upsertBatch } from '../src/sync/apply.js';
+import { RowMaker, upsertBatch } from '../src/sync/apply.js';
+import { applyChanges } from '../src/sync/delta-apply.js';
 import { CopyEncoder } from '../src/sync/pg-copy.js';
 import { openSqlite } from '../src/sync/sqlite.js';
 

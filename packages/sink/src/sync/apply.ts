@@ -1,6 +1,5 @@
 // One page of changes applied to a table: runs of upserts (the last change of a key wins) and runs of
 // deletes, in the page's order.
-import type { DeltaChange } from '@sluice/odata';
 import type { Column } from '../columns.js';
 import { SinkError } from '../errors.js';
 import { keyOfRemovedId } from './keys.js';
@@ -111,41 +110,6 @@ function valueId(v: unknown): unknown {
 }
 const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-
-/** Applies `changes` to `table` in order (inside the caller's transaction); links are not rows and are skipped. */
-export async function applyChanges(target: SqlTarget, table: string, rows: RowMaker, changes: readonly DeltaChange<unknown>[]): Promise<Applied> {
-  const counts: Applied = { upserted: 0, deleted: 0 };
-  let upserts = new Map<unknown, unknown[]>();
-  let deletes = new Map<unknown, unknown[]>();
-  const flushUpserts = async (): Promise<void> => {
-    if (upserts.size === 0) return;
-    await target.upsert(table, rows.columns, [...upserts.values()]).catch((error: unknown) => { throw rows.named(error); });
-    counts.upserted += upserts.size;
-    upserts = new Map();
-  };
-  const flushDeletes = async (): Promise<void> => {
-    if (deletes.size === 0) return;
-    await target.remove(table, rows.keyColumns, [...deletes.values()]).catch((error: unknown) => { throw rows.named(error); });
-    counts.deleted += deletes.size;
-    deletes = new Map();
-  };
-  for (const change of changes) {
-    if (change.kind === 'entity') {
-      if (deletes.size > 0) await flushDeletes();
-      const row = rows.row(change.value as Record<string, unknown>);
-      const key = rows.keyIdOfRow(row);
-      upserts.delete(key);
-      upserts.set(key, row);
-    } else if (change.kind === 'removed') {
-      if (upserts.size > 0) await flushUpserts();
-      const key = rows.keyOfRemoval(change.id, change.key);
-      deletes.set(keyId(key), key);
-    }
-  }
-  await flushUpserts();
-  await flushDeletes();
-  return counts;
-}
 
 /**
  * Upserts one batch of a page's records into `table` (inside the caller's transaction, which spans the page) and

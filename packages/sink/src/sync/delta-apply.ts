@@ -71,3 +71,13 @@ export class PageChanges {
     await this.target.remove(this.table, this.rows.keyColumns, [...deletes.values()]).catch((error: unknown) => { throw this.rows.named(error); });
   }
 }
+
+/**
+ * Applies one whole page of changes in order (inside the caller's transaction): a {@link PageChanges} given the
+ * page as one batch. Returns the page's counts.
+ */
+export async function applyChanges(target: SqlTarget, table: string, rows: RowMaker, changes: readonly DeltaChange<unknown>[]): Promise<Applied> {
+  const page = new PageChanges(target, table, rows);
+  await page.add(changes);
+  return page.end();
+}

@@ -6,8 +6,8 @@ import { DeltaExpiredError, DeltaSync, PageError, type DeltaPageEnd, type Page, 
 import { columnsOf, entityTypeOf, type Column } from '../columns.js';
 import { SinkError } from '../errors.js';
 import { ahead } from './ahead.js';
-import { applyChanges, RowMaker, upsertBatch, type Applied } from './apply.js';
-import { PageChanges } from './delta-apply.js';
+import { RowMaker, upsertBatch, type Applied } from './apply.js';
+import { applyChanges, PageChanges } from './delta-apply.js';
 import { addedNotice, checkDrift } from './drift.js';
 import { checkPartitionSettings, DEFAULT_PARALLEL, partitionPages, planSnapshot } from './partitions.js';
 import type { SqlTarget } from './sql-target.js';
