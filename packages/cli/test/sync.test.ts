@@ -82,6 +82,30 @@ describe('sluice sync into SQLite', () => {
     expect(tableRows(path)).toEqual(await serviceRows(kit.od()));
   });
 
+  it('a row SQLite itself refuses (a trigger of the user\'s): exit 1 naming the table, SQLite\'s code, the set and the key, without the password; nothing applied', async () => {
+    const path = join(kit.dir(), 'refused.db');
+    const args = ['sync', kit.srv().v4, 'Orders', '--into', `sqlite:${path}`, '--table', 'Refused', '--user', 'sync-user'];
+    const env = { SLUICE_PASSWORD: 's3cret-pw' };
+    const created = await kit.od().from('Orders').create({ Customer: 'refused', Amount: '1.50', Quantity: '1' });
+    const id = Number((created.value as { ID: number }).ID);
+    expect(await kit.cli().run(args, { env })).toMatchObject({ code: 0 });
+    const db = openSqlite(path);
+    try {
+      db.exec(`CREATE TRIGGER refused_status BEFORE UPDATE ON Refused WHEN NEW.Status = 'Blocked' BEGIN SELECT RAISE(ABORT, 'status Blocked is not allowed here'); END`);
+    } finally {
+      db.close();
+    }
+    const table = tableRows(path, 'Refused');
+    const state = query(path, 'SELECT * FROM sluice_sync WHERE table_name = ?', 'Refused');
+    await kit.od().from('Orders').key(id).update({ Status: 'Blocked' }, { etag: '*' });
+    const refused = await kit.cli().run(args, { env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`sluice: SQLite refused a row of table Refused: status Blocked is not allowed here (SQLITE_CONSTRAINT_TRIGGER) (entity set Orders, the record with key ID=${id})`);
+    expect(refused.stderr).not.toMatch(/s3cret-pw|sync-user/);
+    expect(tableRows(path, 'Refused')).toEqual(table);
+    expect(query(path, 'SELECT * FROM sluice_sync WHERE table_name = ?', 'Refused')).toEqual(state);
+  });
+
   it('bad input exits 2 before anything is read: no --into, an unknown scheme, a key left out of --select, a malformed kill hook', async () => {
     const srv = kit.srv();
     const before = srv.requests.length;

@@ -3,51 +3,13 @@
 // table between two pages. Each is a SinkError naming the entity set, the column or the constraint, the refused
 // record's key and PostgreSQL's SQLSTATE (its error as `cause`), never the URL's password; the page is rolled
 // back, the run state kept, and the rerun applies the page once the table allows it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createODataClient, type ODataClient } from '@sluice/odata';
-import { edmxDocument, propertiesXML, sendJSON, startServer, type TestServer } from '@sluice/testkit';
+import { describe, expect, it } from 'vitest';
 import { SinkError, syncEntitySet } from '../src/index.js';
+import { useItemsService } from './items-service.js';
 import { usePostgres } from './postgres.js';
 
-const METADATA = edmxDocument('4.0', 'Demo', [
-  '<EntityType Name="Item"><Key><PropertyRef Name="ID"/></Key>',
-  propertiesXML({ ID: 'Edm.Int32!', Name: 'Edm.String', Qty: 'Edm.Int32' }),
-  '</EntityType><EntityContainer Name="C"><EntitySet Name="Items" EntityType="Demo.Item"/></EntityContainer>',
-].join(''));
-
-/** What the service sends: a full read in two pages, then the delta page. */
-let pages: unknown[][] = [];
-let delta: unknown[] = [];
-/** Run before the service answers for the second page of a full read (the first page is committed by then or soon). */
-let beforeSecondPage: (() => Promise<void>) | undefined;
-let srv: TestServer;
-let od: ODataClient;
+const service = useItemsService();
 const postgres = usePostgres();
-
-beforeAll(async () => {
-  srv = await startServer(async (req, res) => {
-    const { pathname, searchParams } = new URL(req.url ?? '/', 'http://x');
-    const version = { 'odata-version': '4.0' };
-    const token = Number(searchParams.get('$deltatoken') ?? 0);
-    const skip = Number(searchParams.get('$skiptoken') ?? 0);
-    if (pathname === '/odata/$metadata') res.writeHead(200, { 'content-type': 'application/xml', ...version }).end(METADATA);
-    else if (pathname === '/odata/Items' && token > 0) {
-      sendJSON(res, 200, { '@odata.context': '$metadata#Items', value: delta, '@odata.deltaLink': `Items?$deltatoken=${token + 1}` }, version);
-    } else if (pathname === '/odata/Items') {
-      if (skip > 0) await beforeSecondPage?.();
-      const last = skip + 1 >= pages.length;
-      sendJSON(res, 200, {
-        '@odata.context': '$metadata#Items', value: pages[skip] ?? [],
-        ...(last ? { '@odata.deltaLink': 'Items?$deltatoken=1' } : { '@odata.nextLink': `Items?$skiptoken=${skip + 1}` }),
-      }, version);
-    } else sendJSON(res, 404, { error: { code: '404', message: 'not found' } }, version);
-  });
-  od = createODataClient({ serviceURL: `${srv.origin}/odata/`, version: '4.0', http: { retry: false } });
-});
-afterAll(async () => {
-  await od?.close();
-  await srv?.close();
-});
 
 const sql = async (text: string): Promise<Record<string, unknown>[]> => (await postgres().client.query(text)).rows;
 /** The test server's URL with a password (trust authentication ignores it): no message may show it. */
@@ -55,7 +17,7 @@ const into = (): string => postgres().url.replace('postgres@', 'postgres:s3cret-
 
 /** The run's error, checked to be a SinkError without the password, with PostgreSQL's error as cause. */
 async function refusedRun(table: string, sqlstate: string): Promise<SinkError> {
-  const error = await syncEntitySet({ od, entitySet: 'Items', into: into(), table }).catch((e: unknown) => e);
+  const error = await syncEntitySet({ od: service.od(), entitySet: 'Items', into: into(), table }).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(SinkError);
   const refused = error as SinkError;
   expect(refused.message).not.toContain('s3cret-pw');
@@ -67,14 +29,14 @@ async function refusedRun(table: string, sqlstate: string): Promise<SinkError> {
 
 describe('sync into PostgreSQL: rows PostgreSQL itself refuses', () => {
   it('a CHECK and a UNIQUE added after the first load refuse a delta page record: named, nothing of the page applied, rerun applies it', async () => {
-    pages = [[{ ID: 1, Name: 'a', Qty: 1 }, { ID: 2, Name: 'b', Qty: 2 }]];
-    expect(await syncEntitySet({ od, entitySet: 'Items', into: into(), table: 'checked' })).toMatchObject({ run: 'load', upserted: 2 });
+    service.pages = [[{ ID: 1, Name: 'a', Qty: 1 }, { ID: 2, Name: 'b', Qty: 2 }]];
+    expect(await syncEntitySet({ od: service.od(), entitySet: 'Items', into: into(), table: 'checked' })).toMatchObject({ run: 'load', upserted: 2 });
     await sql('ALTER TABLE checked ADD CONSTRAINT checked_qty_small CHECK ("Qty" < 100)');
     const table = 'SELECT "ID", "Name", "Qty" FROM checked ORDER BY "ID"';
     const loaded = await sql(table);
     const state = await sql(`SELECT * FROM sluice_sync WHERE table_name = 'checked'`);
 
-    delta = [{ ID: 1, Name: 'a', Qty: 7 }, { ID: 3, Name: 'c', Qty: 500 }, { ID: 4, Name: 'd', Qty: 4 }];
+    service.delta = [{ ID: 1, Name: 'a', Qty: 7 }, { ID: 3, Name: 'c', Qty: 500 }, { ID: 4, Name: 'd', Qty: 4 }];
     const check = await refusedRun('checked', '23514');
     expect(check).toMatchObject({ code: 'value' });
     expect(check.message).toMatch(/^PostgreSQL refused a row of table checked \(constraint checked_qty_small\): new row for relation "checked" violates check constraint "checked_qty_small" \(SQLSTATE 23514/);
@@ -83,14 +45,14 @@ describe('sync into PostgreSQL: rows PostgreSQL itself refuses', () => {
     expect(await sql(`SELECT * FROM sluice_sync WHERE table_name = 'checked'`)).toEqual(state);
 
     // In a page of 50 records the refused one is found by halving the page (each try undone).
-    delta = Array.from({ length: 50 }, (_, i) => ({ ID: 10 + i, Name: `n${i}`, Qty: i === 37 ? 100 : i }));
+    service.delta = Array.from({ length: 50 }, (_, i) => ({ ID: 10 + i, Name: `n${i}`, Qty: i === 37 ? 100 : i }));
     const many = await refusedRun('checked', '23514');
     expect(many.message).toMatch(/\(constraint checked_qty_small\).*\(entity set Items, the record with key ID=47\)$/);
     expect(await sql(table)).toEqual(loaded);
     expect(await sql(`SELECT * FROM sluice_sync WHERE table_name = 'checked'`)).toEqual(state);
 
     await sql('ALTER TABLE checked DROP CONSTRAINT checked_qty_small, ADD CONSTRAINT checked_name_once UNIQUE ("Name")');
-    delta = [{ ID: 1, Name: 'a', Qty: 7 }, { ID: 4, Name: 'd', Qty: 4 }, { ID: 5, Name: 'b', Qty: 5 }];
+    service.delta = [{ ID: 1, Name: 'a', Qty: 7 }, { ID: 4, Name: 'd', Qty: 4 }, { ID: 5, Name: 'b', Qty: 5 }];
     const unique = await refusedRun('checked', '23505');
     expect(unique).toMatchObject({ code: 'value' });
     expect(unique.message).toMatch(/^PostgreSQL refused a row of table checked \(constraint checked_name_once\): duplicate key value violates unique constraint "checked_name_once" \(SQLSTATE 23505; Key \("Name"\)=\(b\) already exists\.\)/);
@@ -99,13 +61,13 @@ describe('sync into PostgreSQL: rows PostgreSQL itself refuses', () => {
     expect(await sql(`SELECT * FROM sluice_sync WHERE table_name = 'checked'`)).toEqual(state);
 
     await sql('ALTER TABLE checked DROP CONSTRAINT checked_name_once');
-    expect(await syncEntitySet({ od, entitySet: 'Items', into: into(), table: 'checked' })).toMatchObject({ run: 'delta', upserted: 3 });
+    expect(await syncEntitySet({ od: service.od(), entitySet: 'Items', into: into(), table: 'checked' })).toMatchObject({ run: 'delta', upserted: 3 });
     expect((await sql(table)).map((r) => [r['ID'], r['Qty']])).toEqual([[1, 7], [2, 2], [4, 4], [5, 5]]);
   }, 120_000);
 
   it('a trigger raising an exception, a foreign key refusing a removal, and an error not about the values: named; nothing applied', async () => {
-    pages = [[{ ID: 1, Name: 'a', Qty: 1 }, { ID: 2, Name: 'b', Qty: 2 }]];
-    await syncEntitySet({ od, entitySet: 'Items', into: into(), table: 'guarded' });
+    service.pages = [[{ ID: 1, Name: 'a', Qty: 1 }, { ID: 2, Name: 'b', Qty: 2 }]];
+    await syncEntitySet({ od: service.od(), entitySet: 'Items', into: into(), table: 'guarded' });
     await sql(`CREATE FUNCTION guarded_check() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
       IF NEW."Name" = 'bad' THEN RAISE EXCEPTION 'no bad names here'; END IF;
       IF NEW."Name" = 'full' THEN RAISE EXCEPTION 'pretend the disk is full' USING ERRCODE = 'disk_full'; END IF;
@@ -121,30 +83,30 @@ describe('sync into PostgreSQL: rows PostgreSQL itself refuses', () => {
       expect(await sql(`SELECT * FROM sluice_sync WHERE table_name = 'guarded'`)).toEqual(state);
     };
 
-    delta = [{ ID: 1, Name: 'a', Qty: 7 }, { ID: 3, Name: 'c', Qty: 3 }, { ID: 4, Name: 'bad', Qty: 4 }];
+    service.delta = [{ ID: 1, Name: 'a', Qty: 7 }, { ID: 3, Name: 'c', Qty: 3 }, { ID: 4, Name: 'bad', Qty: 4 }];
     const raised = await refusedRun('guarded', 'P0001');
     expect(raised).toMatchObject({ code: 'value', message: expect.stringMatching(/^PostgreSQL refused a row of table guarded: no bad names here \(SQLSTATE P0001\) \(entity set Items, the record with key ID=4\)$/) });
     await unchanged();
 
-    delta = [{ ID: 1, Name: 'a', Qty: 7 }, { '@odata.context': '$metadata#Items/$deletedEntity', id: 'Items(2)', reason: 'deleted' }];
+    service.delta = [{ ID: 1, Name: 'a', Qty: 7 }, { '@odata.context': '$metadata#Items/$deletedEntity', id: 'Items(2)', reason: 'deleted' }];
     const removal = await refusedRun('guarded', '23503');
     expect(removal).toMatchObject({ code: 'value' });
     expect(removal.message).toMatch(/^PostgreSQL refused a row of table guarded \(constraint guarded_child_ref_fkey\): update or delete on table "guarded" violates foreign key constraint "guarded_child_ref_fkey" on table "guarded_child" \(SQLSTATE 23503; Key \(ID\)=\(2\) is still referenced from table "guarded_child"\.\) \(entity set Items, the removal of key ID=2\)$/);
     await unchanged();
 
     // Not about a record's values: a `target` error, its record not looked for.
-    delta = [{ ID: 1, Name: 'a', Qty: 7 }, { ID: 5, Name: 'full', Qty: 5 }];
+    service.delta = [{ ID: 1, Name: 'a', Qty: 7 }, { ID: 5, Name: 'full', Qty: 5 }];
     const full = await refusedRun('guarded', '53100');
     expect(full).toMatchObject({ code: 'target', message: 'PostgreSQL refused a row of table guarded: pretend the disk is full (SQLSTATE 53100) (entity set Items)' });
     await unchanged();
   }, 120_000);
 
   it('a column made narrower (varchar(3)) refuses a delta page record in its COPY: column and key named, nothing applied', async () => {
-    pages = [[{ ID: 1, Name: 'a', Qty: 1 }]];
-    await syncEntitySet({ od, entitySet: 'Items', into: into(), table: 'narrow' });
+    service.pages = [[{ ID: 1, Name: 'a', Qty: 1 }]];
+    await syncEntitySet({ od: service.od(), entitySet: 'Items', into: into(), table: 'narrow' });
     await sql('ALTER TABLE narrow ALTER COLUMN "Name" TYPE varchar(3)');
     const state = await sql(`SELECT * FROM sluice_sync WHERE table_name = 'narrow'`);
-    delta = [{ ID: 1, Name: 'abc', Qty: 7 }, { ID: 2, Name: 'abcdef', Qty: 2 }];
+    service.delta = [{ ID: 1, Name: 'abc', Qty: 7 }, { ID: 2, Name: 'abcdef', Qty: 2 }];
     const narrow = await refusedRun('narrow', '22001');
     expect(narrow).toMatchObject({ code: 'value' });
     expect(narrow.message).toMatch(/^PostgreSQL refused a row of table narrow \(column Name \(Edm\.String\)\): value too long for type character varying\(3\) \(SQLSTATE 22001/);
@@ -156,10 +118,10 @@ describe('sync into PostgreSQL: rows PostgreSQL itself refuses', () => {
   }, 120_000);
 
   it('a NOT NULL added to the load\'s staging table between pages: the COPY of page 2 and its rerun are refused naming column and key; page 1 kept', async () => {
-    pages = [[{ ID: 1, Name: 'a', Qty: 1 }, { ID: 2, Name: 'b', Qty: 2 }], [{ ID: 3, Name: 'c', Qty: 3 }, { ID: 4, Name: 'd', Qty: null }]];
-    beforeSecondPage = async () => {
+    service.pages = [[{ ID: 1, Name: 'a', Qty: 1 }, { ID: 2, Name: 'b', Qty: 2 }], [{ ID: 3, Name: 'c', Qty: 3 }, { ID: 4, Name: 'd', Qty: null }]];
+    service.beforePage = async (page) => {
       // Waits for the first page's transaction (its lock on the staging table) before the second page is sent.
-      await sql('ALTER TABLE "staged__sluice_load" ALTER COLUMN "Qty" SET NOT NULL');
+      if (page === 1) await sql('ALTER TABLE "staged__sluice_load" ALTER COLUMN "Qty" SET NOT NULL');
     };
     try {
       const copy = await refusedRun('staged', '23502');
@@ -177,7 +139,7 @@ describe('sync into PostgreSQL: rows PostgreSQL itself refuses', () => {
       expect(await postgres().tables()).not.toContain('staged');
 
       // The rerun resumes into the staging table it did not create: the page goes the upsert way, refused the same.
-      beforeSecondPage = undefined;
+      service.beforePage = undefined;
       const upsert = await refusedRun('staged', '23502');
       expect(upsert.message).toMatch(/^PostgreSQL refused a row of table staged__sluice_load \(column Qty \(Edm\.Int32\)\): null value in column "Qty"/);
       expect(upsert.message).toMatch(/\(entity set Items, the record with key ID=4\)$/);
@@ -185,10 +147,10 @@ describe('sync into PostgreSQL: rows PostgreSQL itself refuses', () => {
       expect(await loading()).toEqual(after);
 
       await sql('ALTER TABLE "staged__sluice_load" ALTER COLUMN "Qty" DROP NOT NULL');
-      expect(await syncEntitySet({ od, entitySet: 'Items', into: into(), table: 'staged' })).toMatchObject({ run: 'load', upserted: 2 });
+      expect(await syncEntitySet({ od: service.od(), entitySet: 'Items', into: into(), table: 'staged' })).toMatchObject({ run: 'load', upserted: 2 });
       expect(await sql('SELECT "ID", "Qty" FROM staged ORDER BY "ID"')).toEqual([{ ID: 1, Qty: 1 }, { ID: 2, Qty: 2 }, { ID: 3, Qty: 3 }, { ID: 4, Qty: null }]);
     } finally {
-      beforeSecondPage = undefined;
+      service.beforePage = undefined;
     }
   }, 120_000);
 });

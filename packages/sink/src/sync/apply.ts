@@ -3,7 +3,7 @@
 import type { Column } from '../columns.js';
 import { SinkError } from '../errors.js';
 import { keyOfRemovedId } from './keys.js';
-import { RefusedRow } from './pg-refused.js';
+import { RefusedRow } from './refused-row.js';
 import type { SqlTarget } from './sql-target.js';
 import { SqliteTarget } from './sqlite.js';
 import { sqlValue } from './sql-types.js';
@@ -68,7 +68,7 @@ export class RowMaker {
   named(error: unknown): unknown {
     if (!(error instanceof RefusedRow)) return error;
     const which = [this.entitySet === undefined ? '' : `entity set ${this.entitySet}`, error.record ?? ''].filter(Boolean).join(', ');
-    return new SinkError(which === '' ? error.message : `${error.message} (${which})`, error.code, { cause: error.pgError });
+    return new SinkError(which === '' ? error.message : `${error.message} (${which})`, error.code, { cause: error.dbError });
   }
 
   /** What identifies the key of a row within a page (see {@link keyId}). */
@@ -122,10 +122,14 @@ export function upsertBatch(target: SqlTarget, table: string, rows: RowMaker, re
   if (target instanceof SqliteTarget) {
     const write = target.upserter(table, rows.columns);
     const row = rows.scratch;
-    for (let i = 0; i < records.length; i++) {
-      rows.fill(records[i] as Record<string, unknown>, row);
-      keys.add(rows.keyIdOfRow(row));
-      write(row);
+    try {
+      for (let i = 0; i < records.length; i++) {
+        rows.fill(records[i] as Record<string, unknown>, row);
+        keys.add(rows.keyIdOfRow(row));
+        write(row);
+      }
+    } catch (error) {
+      throw rows.named(error);
     }
     return undefined;
   }
@@ -135,5 +139,5 @@ export function upsertBatch(target: SqlTarget, table: string, rows: RowMaker, re
     keys.add(rows.keyIdOfRow(row));
     made[i] = row;
   }
-  return target.upsert(table, rows.columns, made);
+  return target.upsert(table, rows.columns, made).catch((error: unknown) => { throw rows.named(error); });
 }

@@ -63,12 +63,20 @@ export class PageChanges {
 
   private async writeUpserts(upserts: Map<unknown, unknown[]>): Promise<void> {
     if (upserts.size === 0) return;
-    await this.target.upsert(this.table, this.rows.columns, [...upserts.values()]).catch((error: unknown) => { throw this.rows.named(error); });
+    try {
+      await this.target.upsert(this.table, this.rows.columns, [...upserts.values()]);
+    } catch (error) {
+      throw this.rows.named(error);
+    }
   }
 
   private async writeDeletes(deletes: Map<unknown, unknown[]>): Promise<void> {
     if (deletes.size === 0) return;
-    await this.target.remove(this.table, this.rows.keyColumns, [...deletes.values()]).catch((error: unknown) => { throw this.rows.named(error); });
+    try {
+      await this.target.remove(this.table, this.rows.keyColumns, [...deletes.values()]);
+    } catch (error) {
+      throw this.rows.named(error);
+    }
   }
 }
 

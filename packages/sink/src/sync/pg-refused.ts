@@ -3,8 +3,7 @@
 // error becomes a SinkError naming the table, the column or the constraint, PostgreSQL's message and SQLSTATE,
 // and the refused row's key, which the caller completes with the entity set (RowMaker.named).
 import type { Column } from '../columns.js';
-import { SinkError } from '../errors.js';
-import { shownValue } from '../values.js';
+import { RefusedRow, recordKey } from './refused-row.js';
 
 /** What the `pg` driver's DatabaseError tells of a refusal (the fields used here). */
 export interface PgDatabaseError extends Error {
@@ -30,13 +29,6 @@ export function copyLine(error: PgDatabaseError): { line: number; column: string
   return m ? { line: Number(m[1]), column: m[2] } : undefined;
 }
 
-/** PostgreSQL's refusal of a row of a page: a SinkError whose message the caller completes with the entity set. */
-export class RefusedRow extends SinkError {
-  constructor(message: string, code: 'value' | 'target', readonly record: string | undefined, readonly pgError: PgDatabaseError) {
-    super(message, code, { cause: pgError });
-  }
-}
-
 /**
  * The SinkError of `error` for `row` of `table` (values in `columns` order; undefined when it cannot be told; the key of a
  * `removal`):
@@ -48,9 +40,8 @@ export function refusal(error: PgDatabaseError, table: string, columns: readonly
   const column = columns.find((c) => c.name === name);
   const what = [name === undefined ? '' : `column ${name}${column ? ` (${column.edmType})` : ''}`, error.constraint ? `constraint ${error.constraint}` : ''].filter(Boolean).join(', ');
   const detail = error.detail ? `; ${error.detail.length > 200 ? `${error.detail.slice(0, 200)}...` : error.detail}` : '';
-  const key = row === undefined ? '' : columns.flatMap((c, i) => (c.key ? [`${c.name}=${shownValue(row[i])}`] : [])).join(', ');
   return new RefusedRow(`PostgreSQL refused a row of table ${table}${what ? ` (${what})` : ''}: ${error.message} (SQLSTATE ${error.code}${detail})`,
-    refusesValues(error) ? 'value' : 'target', key === '' ? undefined : `${removal ? 'the removal of' : 'the record with'} key ${key}`, error);
+    refusesValues(error) ? 'value' : 'target', recordKey(columns, row, removal), error);
 }
 
 /**

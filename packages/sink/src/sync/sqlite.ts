@@ -7,6 +7,7 @@ import type { Column } from '../columns.js';
 import { SinkError } from '../errors.js';
 import type { SqlTarget, TableColumn } from './sql-target.js';
 import { ident, sqlType } from './sql-types.js';
+import { sqliteRefusal } from './sqlite-refused.js';
 
 /** A prepared statement of either SQLite driver. */
 export interface SqliteStatement {
@@ -122,7 +123,12 @@ export class SqliteTarget implements SqlTarget {
       this.db.exec('COMMIT');
       return result;
     } catch (error) {
-      this.db.exec('ROLLBACK');
+      try {
+        this.db.exec('ROLLBACK');
+      } catch (undo) {
+        // A trigger's RAISE(ROLLBACK) has rolled the transaction back already.
+        if (!/no transaction is active/.test((undo as Error).message)) throw undo;
+      }
       throw error;
     }
   }
@@ -141,9 +147,13 @@ export class SqliteTarget implements SqlTarget {
   }
 
   upsert(table: string, columns: readonly Column[], rows: readonly unknown[][]): Promise<void> {
-    const write = this.upserter(table, columns);
-    for (const row of rows) write(row);
-    return Promise.resolve();
+    try {
+      const write = this.upserter(table, columns);
+      for (const row of rows) write(row);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -156,17 +166,51 @@ export class SqliteTarget implements SqlTarget {
     const names = columns.map((c) => ident(c.name));
     const key = columns.filter((c) => c.key).map((c) => ident(c.name));
     const rest = columns.filter((c) => !c.key).map((c) => `${ident(c.name)} = excluded.${ident(c.name)}`);
-    const statement = this.prepared(`INSERT INTO ${ident(table)} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ` +
+    const statement = this.preparedFor(table, columns, `INSERT INTO ${ident(table)} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ` +
       `ON CONFLICT (${key.join(', ')}) DO ${rest.length ? `UPDATE SET ${rest.join(', ')}` : 'NOTHING'}`);
-    const write: RowWriter = runTakesArray ? (row) => void statement.run(row) : (row) => void statement.run(...row);
+    // A row SQLite refuses (a constraint or trigger of the user's) is named by its key: it is the row being written.
+    const write: RowWriter = runTakesArray
+      ? (row) => {
+        try {
+          statement.run(row);
+        } catch (error) {
+          throw sqliteRefusal(error, table, columns, row);
+        }
+      }
+      : (row) => {
+        try {
+          statement.run(...row);
+        } catch (error) {
+          throw sqliteRefusal(error, table, columns, row);
+        }
+      };
     this.writers.set(table, { columns, write });
     return write;
   }
 
   remove(table: string, keys: readonly Column[], rows: readonly unknown[][]): Promise<void> {
-    const statement = this.prepared(`DELETE FROM ${ident(table)} WHERE ${keys.map((k) => `${ident(k.name)} = ?`).join(' AND ')}`);
-    for (const row of rows) statement.run(...row);
-    return Promise.resolve();
+    try {
+      const statement = this.preparedFor(table, keys, `DELETE FROM ${ident(table)} WHERE ${keys.map((k) => `${ident(k.name)} = ?`).join(' AND ')}`);
+      for (const row of rows) {
+        try {
+          statement.run(...row);
+        } catch (error) {
+          throw sqliteRefusal(error, table, keys, row, true);
+        }
+      }
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** The statement writing rows into `table`; one SQLite cannot prepare (a trigger of the table naming a missing table) is a refusal of the writes. */
+  private preparedFor(table: string, columns: readonly Column[], sql: string): SqliteStatement {
+    try {
+      return this.prepared(sql);
+    } catch (error) {
+      throw sqliteRefusal(error, table, columns, undefined);
+    }
   }
 
   swap(staging: string, table: string): Promise<void> {
