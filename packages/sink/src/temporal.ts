@@ -85,10 +85,16 @@ export function timeText(nanos: bigint): string {
 
 const DATE = /^(-?\d{4,})-(\d\d)-(\d\d)$/;
 
-/** A date (`2024-03-01`, or a `Date`) as `YYYY-MM-DD`; a day not on the calendar (2024-02-30) is refused. */
+/**
+ * A date (`2024-03-01`, or a `Date`) as `YYYY-MM-DD`; a day not on the calendar (2024-02-30) is refused. A date-time
+ * is taken as its day only at midnight in UTC (`2024-03-01T00:00:00Z`, or without a zone), where nothing is lost;
+ * another time of day or an offset (`T10:00:00Z`, `T00:00:00+02:00`) is refused, and so is a `Date` not at
+ * midnight UTC.
+ */
 export function dateText(column: Column, value: unknown): string {
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) throw bad(column, value, 'is an invalid date');
+    if (value.getTime() % 86_400_000 !== 0) throw bad(column, value, 'is a date-time, not a date: its time of day would be lost (an Edm.Date keeps the day; only a midnight in UTC is taken as its day)');
     return value.toISOString().slice(0, 10);
   }
   if (typeof value === 'string' && value.length === 10 && isPlainDateTime(value)) return value;
@@ -97,8 +103,15 @@ export function dateText(column: Column, value: unknown): string {
     if (!isCalendarDate(Number(date[1]), Number(date[2]), Number(date[3]))) throw bad(column, value, 'is no valid date (a day not on the calendar)');
     return (value as string).trim();
   }
-  if (typeof value === 'string' && ISO.test(value.trim())) return isoUTC(epochNanos(column, value)).slice(0, 10);
-  throw bad(column, value, 'is no date');
+  const m = typeof value === 'string' ? ISO.exec(value.trim()) : null;
+  if (!m) throw bad(column, value, 'is no date');
+  // A date-time (or a date with an offset): its day, when midnight in UTC (or without a zone) says nothing more.
+  const midnight = Number(m[4] ?? 0) === 0 && Number(m[5] ?? 0) === 0 && Number(m[6] ?? 0) === 0 && !/[1-9]/.test(m[7] ?? '');
+  if (!midnight || (m[8] !== undefined && !/^(?:Z|[+-]00:?00)$/i.test(m[8]))) {
+    throw bad(column, value, `is a date-time, not a date: its ${midnight ? 'offset' : 'time of day'} would be lost (an Edm.Date keeps the day; only a midnight in UTC is taken as its day)`);
+  }
+  if (!isCalendarDate(Number(m[1]), Number(m[2]), Number(m[3]))) throw bad(column, value, 'is no valid date (a day not on the calendar)');
+  return `${m[1]}-${m[2]}-${m[3]}`;
 }
 
 /** Days since 1970-01-01 of a `YYYY-MM-DD` date (as {@link dateText} gives it). */

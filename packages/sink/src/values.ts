@@ -130,12 +130,27 @@ export function single(column: Column, value: unknown): number {
   return n;
 }
 
-/** Bytes of a base64 or base64url text (v4 sends base64url, v2 base64). */
+/** The 6 bits of each base64 and base64url character, by its code (-1: none). */
+const SEXTETS = new Int8Array(128).fill(-1);
+[...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'].forEach((ch, i) => { SEXTETS[ch.charCodeAt(0)] = i; });
+SEXTETS[45] = 62; // '-'
+SEXTETS[95] = 63; // '_'
+
+/**
+ * Bytes of a base64 or base64url text (v4 sends base64url, v2 base64). A text whose last character has bits set past
+ * the last byte (`"QR=="`: R's low 4 bits) is refused: decoding would drop them, and no encoder writes them.
+ */
 export function binaryBytes(column: Column, value: unknown): Uint8Array {
   if (value instanceof Uint8Array) return value;
   // Padded, a text is whole groups of 4; unpadded, its last group has 2 or 3 characters (1 holds no byte).
   if (typeof value !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(value) || (value.endsWith('=') ? value.length % 4 !== 0 : value.length % 4 === 1)) {
     throw bad(column, value, 'is no base64 text');
+  }
+  const data = value.length - (value.endsWith('==') ? 2 : value.endsWith('=') ? 1 : 0);
+  // The last group's 2 characters hold 1 byte (4 bits spare), its 3 characters 2 bytes (2 bits spare).
+  const spare = data % 4 === 2 ? 0x0f : data % 4 === 3 ? 0x03 : 0;
+  if (spare !== 0 && (SEXTETS[value.charCodeAt(data - 1)]! & spare) !== 0) {
+    throw bad(column, value, 'is no canonical base64 text: its last character has bits set past the last byte, which decoding would drop');
   }
   return Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
 }

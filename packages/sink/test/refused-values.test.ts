@@ -25,16 +25,19 @@ const METADATA = edmxDocument('4.0', 'Demo', [
   '</EntityType><EntityContainer Name="C"><EntitySet Name="Items" EntityType="Demo.Item"/></EntityContainer>',
 ].join(''));
 
-/** Legal values at the edges of their types: float32's largest magnitudes, years below 100 (not 19xx), unpadded base64. */
+/**
+ * Legal values at the edges of their types: float32's largest magnitudes, years below 100 (not 19xx), unpadded base64url
+ * (as v4 sends it), a date sent as a midnight in UTC (nothing lost: kept as its day).
+ */
 const GOOD = [
   {
     ID: 1, Tiny: 255, Signed: -128, Short: -32768, Int: 2147483647, Big: '9223372036854775807', Price: '-999.99', Ratio: 3.4028234663852886e38,
-    Day: '0050-03-01', At: '0050-01-01T00:30:00+01:00', Clock: '23:59:59.999999', Uid: '0B8F4A8E-1C2D-4E5F-8A9B-0C1D2E3F4A5B', Blob: 'QQ', Flag: true,
+    Day: '0050-03-01', At: '0050-01-01T00:30:00+01:00', Clock: '23:59:59.999999', Uid: '0B8F4A8E-1C2D-4E5F-8A9B-0C1D2E3F4A5B', Blob: '_-8', Flag: true,
     Name: 'Zoë 😀', Tags: ['a'],
   },
   {
     ID: 2, Tiny: 0, Signed: 127, Short: 32767, Int: -2147483648, Big: '-9223372036854775808', Price: '0.5', Ratio: -3.4028235e38,
-    Day: '2024-02-29', At: '2024-02-29T23:59:59.5Z', Clock: '00:00:00', Uid: '00000000-0000-0000-0000-000000000000', Blob: 'QUI=', Flag: 0,
+    Day: '2024-02-29T00:00:00Z', At: '2024-02-29T23:59:59.5Z', Clock: '00:00:00', Uid: '00000000-0000-0000-0000-000000000000', Blob: 'QUI=', Flag: 0,
     Name: '', Tags: [],
   },
 ];
@@ -66,6 +69,15 @@ const BAD: { prop: string; value: unknown; why: RegExp }[] = [
   { prop: 'Uid', value: '0B8F4A8E-1C2D-4E5F-8A9B-0C1D2E3F4A5', why: /"0B8F4A8E-1C2D-4E5F-8A9B-0C1D2E3F4A5" is no GUID/ },
   { prop: 'Blob', value: 'QUJDR', why: /"QUJDR" is no base64 text/ },
   { prop: 'Blob', value: 'QQ=', why: /"QQ=" is no base64 text/ },
+  // Bits past the last byte in the last character, which decoding would drop: base64 (v2) and base64url (v4), padded or not.
+  { prop: 'Blob', value: 'QR==', why: /"QR==" is no canonical base64 text: its last character has bits set past the last byte, which decoding would drop/ },
+  { prop: 'Blob', value: 'QUJ', why: /"QUJ" is no canonical base64 text/ },
+  { prop: 'Blob', value: '_x', why: /"_x" is no canonical base64 text/ },
+  // A date-time for a date: its time of day or offset would be lost (the last was once stored as the next day, in UTC).
+  { prop: 'Day', value: '2024-03-01T10:00:00Z', why: /"2024-03-01T10:00:00Z" is a date-time, not a date: its time of day would be lost/ },
+  { prop: 'Day', value: '2024-03-01T00:00:00.5Z', why: /"2024-03-01T00:00:00\.5Z" is a date-time, not a date: its time of day would be lost/ },
+  { prop: 'Day', value: '2024-03-01T00:00:00+02:00', why: /"2024-03-01T00:00:00\+02:00" is a date-time, not a date: its offset would be lost/ },
+  { prop: 'Day', value: '2024-03-01T23:30:00-02:00', why: /"2024-03-01T23:30:00-02:00" is a date-time, not a date: its time of day would be lost/ },
   { prop: 'Flag', value: 2, why: /2 is no Boolean/ },
   { prop: 'Flag', value: '', why: /"" is no Boolean/ },
   { prop: 'Name', value: 'x\ud800y', why: /"x\\ud800y" holds a lone UTF-16 surrogate/ },
@@ -145,7 +157,7 @@ describe('Parquet: values a column cannot hold', () => {
       expect(rows).toEqual([
         {
           ID: 1, Tiny: 255, Signed: -128, Short: -32768, Int: 2147483647, Big: '9223372036854775807', Price: '-999.99', Ratio: 3.4028234663852886e38,
-          Day: '0050-03-01', At: String(Date.parse('0049-12-31T23:30:00Z') * 1000), Clock: '23:59:59.999999', Uid: '0b8f4a8e-1c2d-4e5f-8a9b-0c1d2e3f4a5b', Blob: '41', Flag: true,
+          Day: '0050-03-01', At: String(Date.parse('0049-12-31T23:30:00Z') * 1000), Clock: '23:59:59.999999', Uid: '0b8f4a8e-1c2d-4e5f-8a9b-0c1d2e3f4a5b', Blob: 'FFEF', Flag: true,
           Name: 'Zoë 😀', Tags: '["a"]',
         },
         {
@@ -197,11 +209,11 @@ describe('sync: values a column cannot hold', () => {
       const loaded = await read(table);
       expect(loaded).toEqual(dialect === 'sqlite'
         ? [
-          { ID: 1, Tiny: 255, Short: -32768, Big: '9223372036854775807', Price: '-999.99', Ratio: 3.4028234663852886e38, Day: '0050-03-01', At: '0049-12-31T23:30:00Z', Clock: '23:59:59.999999', Blob: '41', Flag: 1 },
+          { ID: 1, Tiny: 255, Short: -32768, Big: '9223372036854775807', Price: '-999.99', Ratio: 3.4028234663852886e38, Day: '0050-03-01', At: '0049-12-31T23:30:00Z', Clock: '23:59:59.999999', Blob: 'FFEF', Flag: 1 },
           { ID: 2, Tiny: 0, Short: 32767, Big: '-9223372036854775808', Price: '0.5', Ratio: -3.4028235e38, Day: '2024-02-29', At: '2024-02-29T23:59:59.5Z', Clock: '00:00:00', Blob: '4142', Flag: 0 },
         ]
         : [
-          { ID: 1, Tiny: 255, Short: -32768, Big: '9223372036854775807', Price: '-999.99', Ratio: '3.4028235e+38', Day: '0050-03-01', At: '0049-12-31T23:30:00.000000Z', Clock: '23:59:59.999999', Blob: '41', Flag: true },
+          { ID: 1, Tiny: 255, Short: -32768, Big: '9223372036854775807', Price: '-999.99', Ratio: '3.4028235e+38', Day: '0050-03-01', At: '0049-12-31T23:30:00.000000Z', Clock: '23:59:59.999999', Blob: 'ffef', Flag: true },
           { ID: 2, Tiny: 0, Short: 32767, Big: '-9223372036854775808', Price: '0.50', Ratio: '-3.4028235e+38', Day: '2024-02-29', At: '2024-02-29T23:59:59.500000Z', Clock: '00:00:00', Blob: '4142', Flag: false },
         ]);
       const stateSQL = dialect === 'sqlite' ? 'SELECT * FROM sluice_sync' : 'SELECT * FROM sluice_sync';

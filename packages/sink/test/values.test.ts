@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { keyOfRemovedId, SinkError, type Column } from '../src/index.js';
 import {
-  decimalText, float, guidBytes, guidText, int64, int64Value, unscaledDecimal, unscaledValue,
+  binaryBytes, decimalText, float, guidBytes, guidText, int64, int64Value, unscaledDecimal, unscaledValue,
 } from '../src/values.js';
-import { epochNanos, inUnit, instantValue, isoUTC, timeNanos, timeText } from '../src/temporal.js';
+import { dateText, epochNanos, inUnit, instantValue, isoUTC, timeNanos, timeText } from '../src/temporal.js';
 import { civilDays, isCalendarDate } from '../src/calendar.js';
 
 const col = (edmType: string): Column => ({ name: 'X', edmType, kind: 'decimal', nullable: true, key: false });
@@ -55,6 +55,40 @@ describe('values', () => {
     expect(timeText(timeNanos(c, '07:05:09.25'))).toBe('07:05:09.25');
     expect(timeText(timeNanos(c, 'PT13H20M'))).toBe('13:20:00');
     expect(() => timeNanos(c, 'PT25H')).toThrow(/not within a day/);
+  });
+
+  it('base64: what an encoder writes for every 1 and 2 bytes, in both alphabets, padded or not, decodes to them; any other last character is refused', () => {
+    const c = col('Edm.Binary');
+    const refused: string[] = [];
+    for (let n = 0; n < 65536; n++) {
+      for (const bytes of n < 256 ? [Buffer.from([n]), Buffer.from([n >> 4, n & 15, n])] : [Buffer.from([n >> 8, n & 255])]) {
+        for (const text of [bytes.toString('base64'), bytes.toString('base64url')]) expect(Buffer.from(binaryBytes(c, text))).toEqual(bytes);
+      }
+    }
+    // After "Q", a last character with any of its low 4 bits set (past the byte) is refused: all of both alphabets but A, Q, g, w.
+    for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_') {
+      try {
+        binaryBytes(c, `Q${ch}==`);
+      } catch (error) {
+        expect(error).toMatchObject({ code: 'value', message: `column X (Edm.Binary): "Q${ch}==" is no canonical base64 text: its last character has bits set past the last byte, which decoding would drop` });
+        refused.push(ch);
+      }
+    }
+    expect(refused.length).toBe(62);
+    expect('AQgw'.split('').filter((ch) => refused.includes(ch))).toEqual([]);
+  });
+
+  it('dates: a date-time only at midnight in UTC (or without a zone) is taken as its day; another time or an offset is refused', () => {
+    const c = col('Edm.Date');
+    for (const text of ['2024-03-01', '2024-03-01T00:00:00Z', '2024-03-01T00:00Z', '2024-03-01T00:00:00.000Z', '2024-03-01T00:00:00', '2024-03-01T00:00:00+00:00', '2024-03-01Z']) {
+      expect(dateText(c, text)).toBe('2024-03-01');
+    }
+    expect(dateText(c, new Date(Date.UTC(2024, 2, 1)))).toBe('2024-03-01');
+    for (const [value, lost] of [['2024-03-01T00:00:01Z', 'time of day'], ['2024-03-01T00:00:00.000001', 'time of day'], ['2024-03-01T00:00:00+01:00', 'offset'],
+      ['2024-03-01-05:00', 'offset'], [new Date(Date.UTC(2024, 2, 1, 10)), 'time of day']] as const) {
+      expect(() => dateText(c, value)).toThrow(new RegExp(`is a date-time, not a date: its ${lost} would be lost`));
+    }
+    expect(() => dateText(c, '2024-02-30T00:00:00Z')).toThrow(/is no valid date/);
   });
 
   it('the Parquet writer\'s fast paths give what the exact functions give, or the same error', () => {
