@@ -10,6 +10,7 @@ import { formatCount, formatSeconds, createProgress, recordsText, type ProgressM
 import { buildQuery, list } from './query-flags.js';
 import { openService, type ConnectionFlags } from './session.js';
 import type { Terminal } from './terminal.js';
+import { holdYoungGeneration, type YoungGenerationHold } from './young-generation.js';
 
 /** Flags of `sluice sync`; the partition flags apply with `--mode snapshot`. */
 export interface SyncFlags extends ConnectionFlags, Pick<PartitionFlags, 'partitions' | 'partitionBy' | 'boundaries' | 'parallel' | 'rate' | 'burst'> {
@@ -52,6 +53,22 @@ function summary(result: SyncResult, entitySet: string, seconds: number): string
 export async function syncCommand(serviceURL: string, entitySet: string, flags: SyncFlags, terminal: Terminal, signal: AbortSignal): Promise<void> {
   if (flags.into === undefined || flags.into === '') throw new UsageError('sluice sync needs --into <target>', 'such as --into sqlite:orders.db or --into postgres://user@host:5432/db');
   checkSyncPartitions(flags);
+  // Into SQLite V8's young generation is held at its start-up size (young-generation.ts): the same peak RSS in every run.
+  let young: YoungGenerationHold | undefined;
+  try {
+    young = flags.into.startsWith('sqlite:') ? holdYoungGeneration() : undefined;
+  } catch (error) {
+    throw new UsageError((error as RangeError).message);
+  }
+  try {
+    await syncInto(serviceURL, entitySet, flags.into, flags, terminal, signal);
+  } finally {
+    young?.stop();
+  }
+}
+
+/** The sync itself, with the progress and the summary. */
+async function syncInto(serviceURL: string, entitySet: string, into: string, flags: SyncFlags, terminal: Terminal, signal: AbortSignal): Promise<void> {
   const od = await openService(serviceURL, flags, terminal, signal, 'auto', { rateLimit: rateLimitOf(flags) });
   const progress = createProgress(flags.quiet ? 'never' : flags.progress, terminal.stderr);
   const started = performance.now();
@@ -62,7 +79,7 @@ export async function syncCommand(serviceURL: string, entitySet: string, flags: 
       entitySet,
       query: buildQuery(od, entitySet, flags),
       select,
-      into: flags.into,
+      into,
       table: flags.table,
       mode: flags.mode,
       rebuild: flags.rebuild === true,

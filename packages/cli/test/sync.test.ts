@@ -106,7 +106,7 @@ describe('sluice sync into SQLite', () => {
     expect(query(path, 'SELECT * FROM sluice_sync WHERE table_name = ?', 'Refused')).toEqual(state);
   });
 
-  it('bad input exits 2 before anything is read: no --into, an unknown scheme, a key left out of --select, a malformed kill hook', async () => {
+  it('bad input exits 2 before anything is read: no --into, an unknown scheme, a key left out of --select, a malformed kill hook or young-generation size', async () => {
     const srv = kit.srv();
     const before = srv.requests.length;
     const none = await kit.cli().run(['sync', srv.v4, 'Orders']);
@@ -121,6 +121,9 @@ describe('sluice sync into SQLite', () => {
     const hook = await kit.cli().run(['sync', srv.v4, 'Orders', '--into', `sqlite:${join(kit.dir(), 'hook.db')}`], { env: { SLUICE_SYNC_KILL_AT: 'rows:1' } });
     expect(hook.code).toBe(2);
     expect(hook.stderr).toMatch(/SLUICE_SYNC_KILL_AT \(a test hook\) must be <step>:<n> with a step of copying, rows-written, .* got "rows:1"/);
+    const young = await kit.cli().run(['sync', srv.v4, 'Orders', '--into', `sqlite:${join(kit.dir(), 'young.db')}`], { env: { SLUICE_YOUNG_GENERATION_MIB: '8MiB' } });
+    expect(young.code).toBe(2);
+    expect(young.stderr).toMatch(/SLUICE_YOUNG_GENERATION_MIB must be an integer from 0 to 1024 .* not "8MiB"/);
     expect(srv.requests.slice(before).filter((r) => /\/Orders/.test(r.url))).toEqual([]);
   });
 });
