@@ -181,16 +181,17 @@ const isLoadRequest = (req: IncomingMessage): boolean => /\$metadata/.test(req.u
  * after nine changes: one random delta point, more changes, a run to the end; nine changes, two random points in a
  * row, a run to the end. A snapshot table `s` is killed twice while it reloads, once at or just before its swap; then
  * `a`'s delta link is refused (410) and its reload killed twice, the second time at the swap or at a page's rows. The five
- * load points deal rows-written, state-written, committed, mid-COPY (PostgreSQL) and server points from a shuffled
- * deck, the three delta points rows-written, another step and a server point. `target.check` follows every run to
+ * load points deal rows-written, state-written, committed, batch-written (PostgreSQL: it or mid-COPY) and server points
+ * from a shuffled deck, the three delta points rows-written, another step and a server point. `target.check` follows every run to
  * the end. Resolves with the tables it made.
  */
 export async function killAtRandom(kit: SyncKit, target: KillTarget, seed = KILL_SEED): Promise<string[]> {
   const rnd = prng(seed);
   const trail: string[] = [];
   const pg = target.dialect === 'postgres';
-  // SQLite applies a page's changes batch by batch as they arrive: `batch-written` is inside a page, before its end.
-  const steps: KillStep[] = pg ? ['state-written', 'committed', 'copying'] : ['state-written', 'committed', 'batch-written'];
+  // A page's changes are applied batch by batch as they arrive: `batch-written` is inside a page, before its end
+  // (PostgreSQL: a batch sent into the page's COPY, as `copying` is, which halfway through a batch is PostgreSQL's alone).
+  const steps: KillStep[] = pg ? ['state-written', 'committed', 'copying', 'batch-written'] : ['state-written', 'committed', 'batch-written'];
   const killed = async (table: string, isPage: (req: IncomingMessage) => boolean, point: KillPoint, what: string, extra: string[] = []): Promise<void> => {
     trail.push(`${table} ${what} ${shown(point)}`);
     const signal = await killAt(kit, [...target.args(table), ...extra], isPage, point);
@@ -200,7 +201,7 @@ export async function killAtRandom(kit: SyncKit, target: KillTarget, seed = KILL
     for (let i = 0; i < 18; i++) await kit.od().from('Orders').create({ Customer: `start-${i}`, Amount: '10.50', Quantity: '9007199254740993' });
     await killed('a', isLoadRequest, { page: 1, delayMs: undefined }, 'load');
     const writes = kit.srv().writes!;
-    const loadDeck = shuffled(rnd, pg ? ['rows-written', 'state-written', 'committed', 'copying', 'server'] : ['rows-written', 'state-written', 'committed', 'batch-written', 'server']);
+    const loadDeck = shuffled(rnd, ['rows-written', 'state-written', 'committed', pg ? pick(rnd, ['copying', 'batch-written'] as const) : 'batch-written', 'server']);
     writes.fullReadPageSize = 1;
     try {
       // The last after a committed page: a server point from the 4th request on, a step from its 2nd time on.

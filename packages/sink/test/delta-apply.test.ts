@@ -1,15 +1,19 @@
 // PageChanges: a delta page applied batch by batch as its changes arrive gives the rows and the counts that
 // applyChanges gives for the whole page, wherever the batches split it (a run of upserts or deletes spanning
-// batches, a key changed twice within a run, upsert-delete-upsert of one key), into SQLite.
+// batches, a key changed twice within a run, upsert-delete-upsert of one key), into SQLite, and into a real
+// PostgreSQL, where each run is one COPY fed batch by batch: into a table the connection created (a load: COPY
+// straight into it; a key an earlier page loaded goes the upsert way) and into one it did not (COPY into a temporary
+// table, then one statement); a key sent again in a later batch of the same run still ends with its last values.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeltaChange } from '@sluice/odata';
-import { openTarget, type Column } from '../src/index.js';
+import { openTarget, type Column, type SqlTarget } from '../src/index.js';
 import { RowMaker } from '../src/sync/apply.js';
 import { applyChanges, PageChanges } from '../src/sync/delta-apply.js';
 import { openSqlite } from '../src/sync/sqlite.js';
+import { usePostgres } from './postgres.js';
 
 let dir: string;
 beforeAll(async () => { dir = await mkdtemp(join(tmpdir(), 'sluice-delta-apply-')); });
@@ -33,6 +37,14 @@ const page: DeltaChange<unknown>[] = [
   { kind: 'entity', value: { K: 2, V: 'two last' } },
   { kind: 'removed', id: 'T(4)', reason: 'deleted' },
 ];
+
+/** Every split of `changes` into two batches, and one batch per change. */
+function splitsOf(changes: DeltaChange<unknown>[]): DeltaChange<unknown>[][][] {
+  const splits: DeltaChange<unknown>[][][] = [];
+  for (let at = 0; at <= changes.length; at++) splits.push([changes.slice(0, at), changes.slice(at)]);
+  splits.push(changes.map((c) => [c]));
+  return splits;
+}
 
 /** Applies `apply` to a table holding K 3 and 5, and gives its counts and rows. */
 async function run(name: string, apply: (target: Awaited<ReturnType<typeof openTarget>>, rows: RowMaker) => Promise<unknown>): Promise<{ counts: unknown; rows: unknown[] }> {
@@ -61,11 +73,7 @@ describe('PageChanges: a delta page applied batch by batch', () => {
     // Runs: upserts {1, 2}, deletes {3, 2} (3 twice; the link skipped), upserts {2, 4}, deletes {4}.
     expect(whole.counts).toEqual({ upserted: 4, deleted: 3 });
     expect(whole.rows).toEqual([{ K: '1', V: 'one again' }, { K: '2', V: 'two last' }, { K: '5', V: 'five' }]);
-    // Every split into two batches, and one batch per change.
-    const splits: DeltaChange<unknown>[][][] = [];
-    for (let at = 0; at <= page.length; at++) splits.push([page.slice(0, at), page.slice(at)]);
-    splits.push(page.map((c) => [c]));
-    for (const [i, batches] of splits.entries()) {
+    for (const [i, batches] of splitsOf(page).entries()) {
       const split = await run(`split-${i}`, async (target, rows) => {
         const changes = new PageChanges(target, 'T', rows);
         for (const batch of batches) await changes.add(batch);
@@ -83,3 +91,51 @@ describe('PageChanges: a delta page applied batch by batch', () => {
     expect(String(error)).toMatch(/K/);
   });
 });
+
+const postgres = usePostgres();
+// K 5 was there before the page: in a load, the COPY meets its key and the run goes the upsert way.
+const pgPage: DeltaChange<unknown>[] = [...page, { kind: 'entity', value: { K: 5, V: 'five again' } }, { kind: 'entity', value: { K: 6, V: 'six' } }];
+
+let tables = 0;
+
+/**
+ * Applies `apply` to a new table holding K 3 and 5 (created by the target's own connection when `load`, else by the
+ * test's client), in one transaction; gives its counts and rows.
+ */
+async function runPg(load: boolean, apply: (target: SqlTarget, rows: RowMaker, table: string) => Promise<unknown>): Promise<{ counts: unknown; rows: unknown[] }> {
+  const table = `t${++tables}`;
+  const target = await openTarget(postgres().url);
+  let counts: unknown;
+  try {
+    if (load) await target.createTable(table, columns);
+    else await postgres().client.query(`CREATE TABLE ${table} ("K" bigint PRIMARY KEY, "V" text)`);
+    await postgres().client.query(`INSERT INTO ${table} VALUES (3, 'three'), (5, 'five')`);
+    counts = await target.transaction(() => apply(target, new RowMaker(target, columns, 'T'), table));
+  } finally {
+    await target.close();
+  }
+  return { counts, rows: (await postgres().client.query(`SELECT "K"::text AS "K", "V" FROM ${table} ORDER BY "K"`)).rows };
+}
+
+const expected = {
+  // Runs: upserts {1, 2}, deletes {3, 2}, upserts {2, 4}, deletes {4}, upserts {5, 6}.
+  counts: { upserted: 6, deleted: 3 },
+  rows: [{ K: '1', V: 'one again' }, { K: '2', V: 'two last' }, { K: '5', V: 'five again' }, { K: '6', V: 'six' }],
+};
+
+describe('PageChanges into PostgreSQL: one COPY per run, fed batch by batch', () => {
+  for (const load of [true, false]) {
+    it(`${load ? 'a load (COPY straight into the table)' : 'a tracked table (COPY into a temporary table)'}: the rows and counts of the whole page, however it is split`, async () => {
+      expect(await runPg(load, (target, rows, table) => applyChanges(target, table, rows, pgPage))).toEqual(expected);
+      for (const [i, batches] of splitsOf(pgPage).entries()) {
+        const split = await runPg(load, async (target, rows, table) => {
+          const changes = new PageChanges(target, table, rows);
+          for (const batch of batches) await changes.add(batch);
+          return changes.end();
+        });
+        expect(split, `split ${i}`).toEqual(expected);
+      }
+    }, 60_000);
+  }
+});
+

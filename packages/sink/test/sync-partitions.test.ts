@@ -1,13 +1,15 @@
 // Snapshot loads read in partitions (several at once) into SQLite and a real PostgreSQL, against the
-// testkit OData server's Products (no change tracking): every record once, the table replaced only when
-// every partition is in, a failed partition leaving the former table as it was.
+// testkit OData server's Products (no change tracking): every record once, each page's batches handed out
+// together (one partition's, then its page's end), the table replaced only when every partition is in, a failed
+// partition leaving the former table as it was.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createODataClient, type ODataClient } from '@sluice/odata';
+import { createODataClient, planPartitions, type ODataClient } from '@sluice/odata';
 import { startODataServer, type ODataTestServer } from '@sluice/testkit';
 import { SinkError, syncEntitySet } from '../src/index.js';
+import { partitionBatches } from '../src/sync/partitions.js';
 import { sqliteRows } from './sync-helpers.js';
 import { startPostgresDatabase, type PostgresDatabase } from './postgres.js';
 
@@ -88,6 +90,41 @@ describe('syncEntitySet in partitions (mode snapshot)', () => {
     expect(notices).toEqual(['made 3 of the 10 partitions asked for: only 3 distinct ranges of ID']);
     expect((await postgres.client.query('SELECT "ID" FROM few ORDER BY "ID"')).rows).toEqual([{ ID: 1 }, { ID: 2 }, { ID: 3 }]);
     expect(await postgres.tables()).toEqual(['few', 'products', 'sluice_sync']);
+  });
+
+  it('partitionBatches: 8 partitions read at once hand out each page\'s batches together, then its end, every record once', async () => {
+    const query = od.from<{ ID: number }>('Products').select('ID');
+    const plan = await planPartitions(query, { partitions: 8 });
+    let page: number[] = [];
+    const seen = new Set<number>();
+    let pages = 0;
+    let batches = 0;
+    // Bodies sent in pieces: a page arrives as several batches while the other partitions' pages arrive too.
+    srv.setFaults({ chunked: { chunkBytes: 256, delayMs: 1 } });
+    try {
+      for await (const item of partitionBatches(query, plan, 8, undefined)) {
+        if (item.error !== undefined) throw item.error;
+        if (item.page === undefined) {
+          batches++;
+          page.push(...item.value.map((r) => r.ID));
+          continue;
+        }
+        // Every record before this end is of the page's partition (its range is in the page's URL).
+        pages++;
+        const url = decodeURIComponent(item.page.url);
+        const from = Number(/ID ge (\d+)/.exec(url)?.[1] ?? -Infinity);
+        const below = Number(/ID lt (\d+)/.exec(url)?.[1] ?? Infinity);
+        expect(page.filter((id) => id < from || id >= below), url).toEqual([]);
+        for (const id of page) seen.add(id);
+        page = [];
+      }
+    } finally {
+      srv.setFaults({});
+    }
+    expect(page).toEqual([]);
+    expect(seen.size).toBe(PRODUCTS);
+    expect(pages).toBeGreaterThanOrEqual(PRODUCTS / 50);
+    expect(batches).toBeGreaterThan(pages);
   });
 
   it('an abort in the middle stops every partition and rejects with its reason; the former table stays whole', async () => {

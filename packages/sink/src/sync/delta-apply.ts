@@ -4,6 +4,8 @@
 // counted once (its last values win), whatever batches the run spans.
 import type { DeltaChange } from '@sluice/odata';
 import { keyId, type Applied, type RowMaker } from './apply.js';
+import type { PgRun } from './pg-run.js';
+import { PostgresTarget } from './postgres.js';
 import type { SqlTarget } from './sql-target.js';
 
 /** One page's changes applied batch by batch; {@link end} gives the page's counts. */
@@ -12,6 +14,11 @@ export class PageChanges {
   /** The keys of the run under way (over every batch it spans so far): its count when it ends. */
   private keys = new Set<unknown>();
   private readonly counts: Applied = { upserted: 0, deleted: 0 };
+  /**
+   * PostgreSQL: the run's one COPY, fed batch by batch and ended with the run. A key upserted again after its batch
+   * was sent ends it early (a COPY or an `ON CONFLICT DO UPDATE` takes a key once) and a new one goes on.
+   */
+  private pg: PgRun | undefined;
 
   constructor(private readonly target: SqlTarget, private readonly table: string, private readonly rows: RowMaker) {}
 
@@ -24,18 +31,17 @@ export class PageChanges {
         if (this.kind !== 'upsert') {
           await this.writeDeletes(deletes);
           deletes = new Map();
-          this.endRun('upsert');
+          await this.endRun('upsert');
         }
         const row = this.rows.row(change.value as Record<string, unknown>);
         const key = this.rows.keyIdOfRow(row);
-        upserts.delete(key);
-        upserts.set(key, row);
-        this.keys.add(key);
+        if (this.sentBefore(key, upserts)) upserts = await this.split(upserts);
+        this.put(key, row, upserts);
       } else if (change.kind === 'removed') {
         if (this.kind !== 'delete') {
           await this.writeUpserts(upserts);
           upserts = new Map();
-          this.endRun('delete');
+          await this.endRun('delete');
         }
         const key = this.rows.keyOfRemoval(change.id, change.key);
         const id = keyId(key);
@@ -47,14 +53,54 @@ export class PageChanges {
     await this.writeDeletes(deletes);
   }
 
+  /** Upserts one batch of records (a snapshot's: no removals), as {@link add} does entity changes. */
+  async addRecords(records: readonly unknown[]): Promise<void> {
+    if (this.kind !== 'upsert') await this.endRun('upsert');
+    let upserts = new Map<unknown, unknown[]>();
+    for (let i = 0; i < records.length; i++) {
+      const row = this.rows.row(records[i] as Record<string, unknown>);
+      const key = this.rows.keyIdOfRow(row);
+      if (this.sentBefore(key, upserts)) upserts = await this.split(upserts);
+      this.put(key, row, upserts);
+    }
+    await this.writeUpserts(upserts);
+  }
+
+  /** Whether `key` went into PostgreSQL's COPY in an earlier batch of this run (no await per record otherwise). */
+  private sentBefore(key: unknown, upserts: Map<unknown, unknown[]>): boolean {
+    return this.pg !== undefined && this.keys.has(key) && !upserts.has(key);
+  }
+
+  /** The batch so far written and the run's COPY ended and applied; returns the new batch's map. */
+  private async split(upserts: Map<unknown, unknown[]>): Promise<Map<unknown, unknown[]>> {
+    await this.writeUpserts(upserts);
+    await this.endPg();
+    return new Map();
+  }
+
+  /** A row into the batch's `upserts` (a key again replaces its row: the last values win), counted in the run. */
+  private put(key: unknown, row: unknown[], upserts: Map<unknown, unknown[]>): void {
+    upserts.delete(key);
+    upserts.set(key, row);
+    this.keys.add(key);
+  }
+
   /** The page's counts: every run ended. */
-  end(): Applied {
-    this.endRun(undefined);
+  async end(): Promise<Applied> {
+    await this.endRun(undefined);
     return this.counts;
   }
 
+  /** Ends the PostgreSQL run under way, if any. */
+  private async endPg(): Promise<void> {
+    const pg = this.pg;
+    this.pg = undefined;
+    await pg?.end().catch((error: unknown) => { throw this.rows.named(error); });
+  }
+
   /** Counts the run under way and starts a run of `kind`. */
-  private endRun(kind: 'upsert' | 'delete' | undefined): void {
+  private async endRun(kind: 'upsert' | 'delete' | undefined): Promise<void> {
+    await this.endPg();
     if (this.kind === 'upsert') this.counts.upserted += this.keys.size;
     else if (this.kind === 'delete') this.counts.deleted += this.keys.size;
     if (this.kind !== undefined) this.keys = new Set();
@@ -64,7 +110,9 @@ export class PageChanges {
   private async writeUpserts(upserts: Map<unknown, unknown[]>): Promise<void> {
     if (upserts.size === 0) return;
     try {
-      await this.target.upsert(this.table, this.rows.columns, [...upserts.values()]);
+      await (this.target instanceof PostgresTarget
+        ? (this.pg ??= this.target.openRun(this.table, this.rows.columns, 'upsert')).add([...upserts.values()])
+        : this.target.upsert(this.table, this.rows.columns, [...upserts.values()]));
     } catch (error) {
       throw this.rows.named(error);
     }
@@ -73,7 +121,9 @@ export class PageChanges {
   private async writeDeletes(deletes: Map<unknown, unknown[]>): Promise<void> {
     if (deletes.size === 0) return;
     try {
-      await this.target.remove(this.table, this.rows.keyColumns, [...deletes.values()]);
+      await (this.target instanceof PostgresTarget
+        ? (this.pg ??= this.target.openRun(this.table, this.rows.keyColumns, 'remove')).add([...deletes.values()])
+        : this.target.remove(this.table, this.rows.keyColumns, [...deletes.values()]));
     } catch (error) {
       throw this.rows.named(error);
     }
@@ -87,5 +137,5 @@ export class PageChanges {
 export async function applyChanges(target: SqlTarget, table: string, rows: RowMaker, changes: readonly DeltaChange<unknown>[]): Promise<Applied> {
   const page = new PageChanges(target, table, rows);
   await page.add(changes);
-  return page.end();
+  return await page.end();
 }

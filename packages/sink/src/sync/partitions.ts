@@ -1,10 +1,10 @@
 // A snapshot load read in partitions: the set is split into `$filter` ranges (@sluice/odata's planPartitions),
-// `parallel` of them are read at once, and their pages are handed one at a time to the load, which applies
-// each in its own transaction to the staging table on its one connection. The staging table replaces the
+// `parallel` of them are read at once, and their pages are handed one at a time, batch by batch as they arrive,
+// to the load, which writes each page in its own transaction to the staging table on its one connection. The staging table replaces the
 // table only after the last page of the last partition, so the load stays complete or nothing.
 import { setMaxListeners } from 'node:events';
 import { ConfigError } from '@sluice/core';
-import { partitionQuery, planPartitions, type Page, type PartitionPlan, type Query } from '@sluice/odata';
+import { partitionQuery, planPartitions, type PageBatch, type PartitionPlan, type Query } from '@sluice/odata';
 import { SinkError } from '../errors.js';
 
 /** Partitions read at once when `parallel` is not given. */
@@ -47,20 +47,23 @@ export async function planSnapshot(query: Query<unknown>, o: PartitionSettings, 
   }
 }
 
-/** A page read by a partition, waiting for the load to take it. */
+/** An item read by a partition, waiting for the load to take it. */
 interface Ready<T> {
-  page: Page<T>;
-  /** Lets the partition read its next page. */
+  item: PageBatch<T>;
+  /** The partition's reader. */
+  reader: number;
+  /** Lets the partition read its next item. */
   taken: () => void;
 }
 
 /**
- * The pages of every partition of `plan`, `parallel` partitions read at once, yielded one at a time as
- * they arrive (each partition's pages in order). A partition reads its next page once its last one was
- * taken, so at most `parallel` pages wait. The first failure stops every partition and is thrown; a
+ * The `pageBatches()` items of every partition of `plan`, `parallel` partitions read at once, yielded one at a
+ * time as they arrive, each page's items together (from its first batch to its end, no other partition's in
+ * between: the load writes a page in one transaction). A partition reads its next item once its last one was
+ * taken, so at most `parallel` batches wait, not pages. The first failure stops every partition and is thrown; a
  * consumer that stops (break, or its own error) stops them too, and the generator ends once they have.
  */
-export async function* partitionPages<T>(query: Query<T>, plan: PartitionPlan, parallel: number, signal: AbortSignal | undefined): AsyncGenerator<Page<T>> {
+export async function* partitionBatches<T>(query: Query<T>, plan: PartitionPlan, parallel: number, signal: AbortSignal | undefined): AsyncGenerator<PageBatch<T>> {
   const stop = new AbortController();
   const both = signal === undefined ? stop.signal : AbortSignal.any([signal, stop.signal]);
   // Every request in flight listens to it: one or two per partition read at once.
@@ -74,20 +77,21 @@ export async function* partitionPages<T>(query: Query<T>, plan: PartitionPlan, p
     wake = undefined;
     w?.();
   };
-  const read = async (): Promise<void> => {
+  const read = async (reader: number): Promise<void> => {
     while (next < plan.partitions.length && failure === undefined && !both.aborted) {
       const part = plan.partitions[next++]!;
-      for await (const page of partitionQuery(query, part).pages({ signal: both })) {
+      for await (const item of partitionQuery(query, part).pageBatches({ signal: both })) {
+        // A stopped load takes nothing more (an item read ahead may still come): nothing may wait to be taken.
+        if (failure !== undefined || both.aborted) return;
         await new Promise<void>((taken) => {
-          ready.push({ page, taken });
+          ready.push({ item, reader, taken });
           notify();
         });
-        if (failure !== undefined || both.aborted) return;
       }
     }
   };
   let running = Math.min(parallel, plan.partitions.length);
-  const readers = Array.from({ length: running }, () => read()
+  const readers = Array.from({ length: running }, (_, reader) => read(reader)
     .catch((error: unknown) => {
       failure ??= { error: signal?.aborted ? signal.reason : error };
       stop.abort(failure.error);
@@ -96,13 +100,17 @@ export async function* partitionPages<T>(query: Query<T>, plan: PartitionPlan, p
       running--;
       notify();
     }));
+  // The reader whose page is under way: only its items are taken until the page's end.
+  let current: number | undefined;
   try {
     for (;;) {
       if (failure !== undefined) throw failure.error;
-      const item = ready.shift();
-      if (item !== undefined) {
-        item.taken();
-        yield item.page;
+      const at = current === undefined ? 0 : ready.findIndex((r) => r.reader === current);
+      if (at >= 0 && at < ready.length) {
+        const [{ item, reader, taken }] = ready.splice(at, 1) as [Ready<T>];
+        current = item.page === undefined ? reader : undefined;
+        taken();
+        yield item;
         continue;
       }
       if (running === 0) break;

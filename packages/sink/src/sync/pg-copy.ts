@@ -1,12 +1,8 @@
-// Rows into PostgreSQL by `COPY ... FROM STDIN` (text format) through pg-copy-streams: one page is one
-// COPY, encoded here from the values `sqlValue` made for the column (NULL as `\N`; text escaped).
-import { finished } from 'node:stream/promises';
+// The text of rows for PostgreSQL's `COPY ... FROM STDIN` (text format), encoded from the values `sqlValue`
+// made for the column (NULL as `\N`; text escaped); pg-run.ts sends it.
 import type { Writable } from 'node:stream';
-import { from as copyFrom } from 'pg-copy-streams';
 import type { Column } from '../columns.js';
 import { numberText } from '../values.js';
-import { killPlanned, reached } from './kill-at.js';
-import { ident } from './sql-types.js';
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 const SPECIAL = /[\\\n\r\t]/;
@@ -49,8 +45,15 @@ export class CopyEncoder {
 
   /** The COPY text of `rows` as UTF-8, in the encoder's memory: valid until the next call, or until {@link done}. */
   encodeRows(rows: readonly unknown[][]): Buffer {
+    return this.slice(0, this.append(rows, 0));
+  }
+
+  /**
+   * Writes the COPY text of `rows` after the first `at` bytes of the encoder's memory (a run's text so far, left
+   * as it is); returns the end. Bytes handed out before stay valid: memory that grows is new memory.
+   */
+  append(rows: readonly unknown[][], at: number): number {
     const encode = this.encode;
-    let at = 0;
     let text = '';
     for (const row of rows) {
       for (let i = 0; i < encode.length; i++) {
@@ -63,7 +66,12 @@ export class CopyEncoder {
         text = '';
       }
     }
-    return this.bytes.subarray(0, this.put(text, at));
+    return this.put(text, at);
+  }
+
+  /** Bytes `from` to `to` of the encoder's memory (no copy). */
+  slice(from: number, to: number): Buffer {
+    return this.bytes.subarray(from, to);
   }
 
   /** Writes `text` at `at`, growing the memory as needed; returns the end. */
@@ -88,24 +96,3 @@ export class CopyEncoder {
 
 /** A pg client's `query` that takes a submittable (the COPY stream) and returns it. */
 export type SubmitQuery = (submittable: Writable) => Writable;
-
-/** Copies `rows` into `table`'s `columns`: one COPY; its failure (a duplicate key, a bad value) rejects. */
-export async function copyRows(submit: SubmitQuery, table: string, columns: readonly Column[], encoder: CopyEncoder, rows: readonly unknown[][]): Promise<void> {
-  const stream = submit(copyFrom(`COPY ${ident(table)} (${columns.map((c) => ident(c.name)).join(', ')}) FROM STDIN`));
-  let ok = false;
-  try {
-    const data = encoder.encodeRows(rows);
-    if (killPlanned) {
-      // The test hook's mid-COPY point: the first half is on its way to the server before the process dies.
-      await new Promise<void>((resolve, reject) => stream.write(data.subarray(0, data.length >> 1), (e) => (e ? reject(e) : resolve())));
-      reached('copying');
-      stream.end(data.subarray(data.length >> 1));
-    } else {
-      stream.end(data);
-    }
-    await finished(stream);
-    ok = true;
-  } finally {
-    encoder.done(ok);
-  }
-}

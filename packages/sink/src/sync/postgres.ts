@@ -1,14 +1,14 @@
-// The PostgreSQL target, on `pg` (pure JavaScript; an optional peer dependency). Rows go in by COPY: a
-// page loaded into a table this connection created (a staging table) is one COPY straight into it; a page
-// of changes is one COPY into a temporary table, then one `INSERT ... ON CONFLICT ... DO UPDATE` (or
-// `DELETE ... USING`) from it. The lock is a session advisory lock, released by the server when the
+// The PostgreSQL target, on `pg` (pure JavaScript; an optional peer dependency). Rows go in by COPY, fed
+// batch by batch as a page arrives (pg-run.ts): a page loaded into a table this connection created (a staging
+// table) is one COPY straight into it; a run of a page's changes is one COPY into a temporary table, then one
+// `INSERT ... ON CONFLICT ... DO UPDATE` (or `DELETE ... USING`) from it. The lock is a session advisory lock, released by the server when the
 // connection goes away.
 import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
 import type { Column } from '../columns.js';
 import { SinkError } from '../errors.js';
-import { copyRows, CopyEncoder, type SubmitQuery } from './pg-copy.js';
-import { copyLine, firstRefused, isDatabaseError, refusal, refusesValues } from './pg-refused.js';
+import { CopyEncoder } from './pg-copy.js';
+import { PgRun, type RunHost } from './pg-run.js';
 import type { SqlTarget, TableColumn } from './sql-target.js';
 import { ident, sqlType } from './sql-types.js';
 
@@ -44,7 +44,8 @@ export function describePostgres(url: string): string {
   }
 }
 
-class PostgresTarget implements SqlTarget {
+/** The PostgreSQL target (made by {@link openPostgresTarget}). */
+export class PostgresTarget implements SqlTarget {
   readonly dialect = 'postgres' as const;
   /** Tables this connection created: nothing but the load writes into them. */
   private readonly created = new Set<string>();
@@ -52,10 +53,12 @@ class PostgresTarget implements SqlTarget {
   private readonly temps = new Map<string, string>();
   private tempCount = 0;
   private readonly encoders = new Map<readonly Column[], CopyEncoder>();
-  private readonly submit: SubmitQuery;
+  /** The run opened last: cancelled when its transaction fails before it ended. */
+  private running: PgRun | undefined;
+  private readonly host: RunHost;
 
   constructor(readonly name: string, private readonly client: PgClient) {
-    this.submit = (submittable) => client.query(submittable);
+    this.host = { submit: (submittable) => client.query(submittable), query: (sql) => client.query(sql), temp: (table, columns) => this.temp(table, columns) };
   }
 
   async lock(table: string): Promise<void> {
@@ -75,11 +78,15 @@ class PostgresTarget implements SqlTarget {
     await this.client.query('BEGIN');
     try {
       const result = await work();
+      this.running = undefined;
       await this.client.query('COMMIT');
       return result;
     } catch (error) {
+      // A COPY left open holds the connection: cancelled first, or the rollback would wait behind it.
+      await this.running?.abort();
       await this.client.query('ROLLBACK').catch(() => undefined);
       this.temps.clear();
+      this.running = undefined;
       throw error;
     }
   }
@@ -122,77 +129,26 @@ class PostgresTarget implements SqlTarget {
     return temp;
   }
 
+  /**
+   * A run of rows of one kind into `table`, written batch by batch (see PgRun): copied straight in when this
+   * connection created the table (a load), else through a temporary table (upserts, or the keys of a removal).
+   */
+  openRun(table: string, columns: readonly Column[], kind: 'upsert' | 'remove'): PgRun {
+    const run = new PgRun(this.host, table, columns, this.encoder(columns), kind === 'upsert' && this.created.has(table) ? 'load' : kind);
+    this.running = run;
+    return run;
+  }
+
   async upsert(table: string, columns: readonly Column[], rows: readonly unknown[][]): Promise<void> {
-    if (rows.length === 0) return;
-    const encoder = this.encoder(columns);
-    if (this.created.has(table)) {
-      // A load: the keys are new, so the rows are copied straight in; a key there already (a service whose
-      // pages overlap) fails the COPY, undone to the savepoint, and the page goes the upsert way below.
-      await this.client.query('SAVEPOINT sluice_copy');
-      try {
-        await copyRows(this.submit, table, columns, encoder, rows);
-        await this.client.query('RELEASE SAVEPOINT sluice_copy');
-        return;
-      } catch (error) {
-        if ((error as { constraint?: unknown }).constraint !== `${table}_pkey`) throw this.copyRefused(error, table, columns, rows);
-        await this.client.query('ROLLBACK TO SAVEPOINT sluice_copy');
-      }
-    }
-    const names = columns.map((c) => ident(c.name)).join(', ');
-    const key = columns.filter((c) => c.key).map((c) => ident(c.name));
-    const rest = columns.filter((c) => !c.key).map((c) => `${ident(c.name)} = EXCLUDED.${ident(c.name)}`);
-    await this.fromTemp(table, columns, rows, (temp) => `WITH page AS (DELETE FROM ${ident(temp)} RETURNING *) INSERT INTO ${ident(table)} (${names}) SELECT ${names} FROM page ` +
-      `ON CONFLICT (${key.join(', ')}) DO ${rest.length ? `UPDATE SET ${rest.join(', ')}` : 'NOTHING'}`);
+    const run = this.openRun(table, columns, 'upsert');
+    await run.add(rows);
+    await run.end();
   }
 
   async remove(table: string, keys: readonly Column[], rows: readonly unknown[][]): Promise<void> {
-    if (rows.length === 0) return;
-    const match = keys.map((k) => `t.${ident(k.name)} = page.${ident(k.name)}`).join(' AND ');
-    await this.fromTemp(table, keys, rows, (temp) => `WITH page AS (DELETE FROM ${ident(temp)} RETURNING *) DELETE FROM ${ident(table)} t USING page WHERE ${match}`, true);
-  }
-
-  /** A failed COPY of `rows` into `table`: PostgreSQL's refusal named with the row of the line it gives. */
-  private copyRefused(error: unknown, table: string, columns: readonly Column[], rows: readonly unknown[][], removal = false): unknown {
-    if (!isDatabaseError(error)) return error;
-    const at = copyLine(error);
-    return refusal(error, table, columns, at && rows[at.line - 1], at?.column, removal);
-  }
-
-  /**
-   * Copies `rows` into a temporary table, then runs `statement(temp)`, which applies them to `table`. When
-   * PostgreSQL refuses a value there (a constraint, a trigger), the statement is undone to its savepoint and
-   * shorter prefixes of the page are tried (each undone) to name the first refused row.
-   */
-  private async fromTemp(table: string, columns: readonly Column[], rows: readonly unknown[][], statement: (temp: string) => string, removal = false): Promise<void> {
-    const temp = await this.temp(table, columns);
-    const encoder = this.encoder(columns);
-    try {
-      await copyRows(this.submit, temp, columns, encoder, rows);
-    } catch (error) {
-      throw this.copyRefused(error, table, columns, rows, removal);
-    }
-    const sql = statement(temp);
-    try {
-      // One round trip: the savepoint is taken, the statement run, the savepoint let go (skipped when it fails).
-      await this.client.query(`SAVEPOINT sluice_apply; ${sql}; RELEASE SAVEPOINT sluice_apply`);
-    } catch (error) {
-      if (!isDatabaseError(error) || !refusesValues(error)) throw isDatabaseError(error) ? refusal(error, table, columns, undefined) : error;
-      await this.client.query('ROLLBACK TO SAVEPOINT sluice_apply');
-      const row = await firstRefused(rows, async (count) => {
-        await this.client.query(`SAVEPOINT sluice_try; DELETE FROM ${ident(temp)}`);
-        try {
-          await copyRows(this.submit, temp, columns, encoder, rows.slice(0, count));
-          await this.client.query(sql);
-          return false;
-        } catch (attempt) {
-          if (!isDatabaseError(attempt)) throw attempt;
-          return true;
-        } finally {
-          await this.client.query('ROLLBACK TO SAVEPOINT sluice_try; RELEASE SAVEPOINT sluice_try');
-        }
-      });
-      throw refusal(error, table, columns, row, undefined, removal);
-    }
+    const run = this.openRun(table, keys, 'remove');
+    await run.add(rows);
+    await run.end();
   }
 
   async swap(staging: string, table: string): Promise<void> {

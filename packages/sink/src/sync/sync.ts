@@ -2,14 +2,13 @@
 // replaces the table in the transaction of its last page; a delta run applies each page's changes. Each
 // page is committed with the link to resume from, so a process killed at any point resumes where the last
 // commit left off and applies nothing twice.
-import { DeltaExpiredError, DeltaSync, PageError, type DeltaPageEnd, type Page, type Query, type ServiceMetadata } from '@sluice/odata';
+import { DeltaExpiredError, DeltaSync, PageError, type DeltaPageEnd, type PageBatch, type Query, type ServiceMetadata } from '@sluice/odata';
 import { columnsOf, entityTypeOf, type Column } from '../columns.js';
 import { SinkError } from '../errors.js';
-import { ahead } from './ahead.js';
 import { RowMaker, upsertBatch, type Applied } from './apply.js';
-import { applyChanges, PageChanges } from './delta-apply.js';
+import { PageChanges } from './delta-apply.js';
 import { addedNotice, checkDrift } from './drift.js';
-import { checkPartitionSettings, DEFAULT_PARALLEL, partitionPages, planSnapshot } from './partitions.js';
+import { checkPartitionSettings, DEFAULT_PARALLEL, partitionBatches, planSnapshot } from './partitions.js';
 import type { SqlTarget } from './sql-target.js';
 import { ident, sqlType } from './sql-types.js';
 import { countApplied, deleteState, ensureStateTable, readState, STATE_TABLE, writeState, type SyncState } from './state.js';
@@ -90,27 +89,12 @@ class Run {
     const sync = new DeltaSync(this.o.od, this.query, { store, ...(this.o.signal === undefined ? {} : { signal: this.o.signal }) });
     const loading = into !== this.table;
     // A delta read after a complete one is a new run; one read again after a kill goes on counting.
-    let fresh = !loading && previous?.nextLink === undefined;
-    const page = { into, link, previous, loading, auto };
-    // SQLite applies a page's changes as they are parsed; PostgreSQL applies a whole page at once.
-    if (this.target.dialect === 'sqlite') return this.deltaBatches(sync, page, fresh);
-    for await (const { changes, nextLink, deltaLink } of sync.pages()) {
-      const end = { nextLink, deltaLink };
-      if (untracked(end, page)) await this.refuseUntracked(page);
-      await this.target.transaction(async () => {
-        const applied = await applyChanges(this.target, into, this.rows, changes);
-        await this.endPage(page, end, applied, fresh);
-        fresh = false;
-      });
-      if (killPlanned) reached('committed');
-      this.progress();
-      if (nextLink === undefined) return deltaLink === undefined ? 'snapshot' : 'delta';
-    }
-    throw new SinkError('the change-tracking read ended without a last page', 'state');
+    const fresh = !loading && previous?.nextLink === undefined;
+    return this.deltaBatches(sync, { into, link, previous, loading, auto }, fresh);
   }
 
   /**
-   * The change-tracking read as it arrives (SQLite): each batch of a page's changes is applied at once in the
+   * The change-tracking read as it arrives: each batch of a page's changes is applied at once in the
    * page's transaction (opened at its first item, committed at its end with the page's counts and the link to
    * resume from), so a page's changes do not wait for its last one: they live as long as their batch.
    */
@@ -131,7 +115,7 @@ class Run {
             end = item.value.end;
             // Rolls the page back: nothing of it is applied.
             if (untracked(end, page)) throw new Untracked();
-            await this.endPage(page, end, changes.end(), fresh);
+            await this.endPage(page, end, await changes.end(), fresh);
             fresh = false;
           });
         } catch (error) {
@@ -184,11 +168,13 @@ class Run {
    * page's transaction (opened at its first item, committed at its end with the page's counts), so a page's
    * records do not wait for its last one: they live as long as their batch.
    */
-  private async snapshotBatches(staging: string): Promise<void> {
-    const read = this.query.pageBatches(this.o.signal === undefined ? {} : { signal: this.o.signal })[Symbol.asyncIterator]();
+  private async snapshotBatches(staging: string, batches: AsyncIterable<PageBatch<unknown>>): Promise<void> {
+    const read = batches[Symbol.asyncIterator]();
     try {
       for (let item = await read.next(); !item.done; item = await read.next()) {
+        // SQLite writes each row as it is made (upsertBatch); PostgreSQL feeds each batch into the page's COPY.
         const keys = new Set<unknown>();
+        const changes = this.target.dialect === 'sqlite' ? undefined : new PageChanges(this.target, staging, this.rows);
         await this.target.transaction(async () => {
           for (; ; item = await read.next()) {
             if (item.done) throw new SinkError('the read ended inside a page', 'state');
@@ -199,11 +185,15 @@ class Run {
               if (error instanceof PageError && error.willRetry) continue;
               throw error;
             }
-            const written = upsertBatch(this.target, staging, this.rows, value, keys);
-            if (written !== undefined) await written;
+            if (changes === undefined) {
+              const written = upsertBatch(this.target, staging, this.rows, value, keys);
+              if (written !== undefined) await written;
+            } else {
+              await changes.addRecords(value);
+            }
             if (killPlanned) reached('batch-written');
           }
-          const applied = { upserted: keys.size, deleted: 0 };
+          const applied = changes === undefined ? { upserted: keys.size, deleted: 0 } : await changes.end();
           await countApplied(this.target, this.table, applied);
           this.upserted += applied.upserted;
           if (killPlanned) reached('rows-written');
@@ -223,25 +213,12 @@ class Run {
   }
 
   /**
-   * A full read without change tracking into a staging table that replaces the table at the end; `pages`
-   * (default: the query's own pages) may come from partitions read at once.
+   * A full read without change tracking into a staging table that replaces the table at the end; `batches`
+   * (default: the query's own) may come from partitions read at once.
    */
-  async snapshot(previous: SyncState | undefined, pages?: AsyncIterable<Page<unknown>>): Promise<void> {
+  async snapshot(previous: SyncState | undefined, batches?: AsyncIterable<PageBatch<unknown>>): Promise<void> {
     const staging = await this.startLoad('snapshot', previous);
-    // SQLite writes rows as they are parsed; PostgreSQL sends a page as one COPY.
-    if (pages === undefined && this.target.dialect === 'sqlite') await this.snapshotBatches(staging);
-    else for await (const page of pages ?? ahead(this.query.pages(this.o.signal === undefined ? {} : { signal: this.o.signal }))) {
-      const [first] = page.errors;
-      if (first !== undefined) throw first;
-      await this.target.transaction(async () => {
-        const applied = await applyChanges(this.target, staging, this.rows, page.value.map((value) => ({ kind: 'entity' as const, value })));
-        await countApplied(this.target, this.table, applied);
-        this.upserted += applied.upserted;
-        if (killPlanned) reached('rows-written');
-      });
-      if (killPlanned) reached('committed');
-      this.progress();
-    }
+    await this.snapshotBatches(staging, batches ?? this.query.pageBatches(this.o.signal === undefined ? {} : { signal: this.o.signal }));
     if (killPlanned) reached('before-swap');
     await this.target.transaction(async () => {
       await this.target.swap(staging, this.table);
@@ -335,7 +312,7 @@ export async function syncEntitySet(options: SyncOptions): Promise<SyncResult> {
     if (options.partitions !== undefined) {
       const plan = await planSnapshot(query, options, options.signal);
       if (plan.note !== undefined) options.onNotice?.(plan.note);
-      await run.snapshot(previous, partitionPages(query, plan, options.parallel ?? DEFAULT_PARALLEL, options.signal));
+      await run.snapshot(previous, partitionBatches(query, plan, options.parallel ?? DEFAULT_PARALLEL, options.signal));
       return { ...result('snapshot', 'snapshot'), partitions: plan.partitions.length };
     }
     if (mode === 'snapshot' || (mode === 'auto' && previous?.mode === 'snapshot')) {
