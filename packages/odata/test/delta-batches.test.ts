@@ -13,8 +13,8 @@ const kit = useWriteServer();
 
 interface Read<T> { pages: { changes: DeltaChange<T>[]; end: DeltaPageEnd }[]; batches: number }
 
-/** Each page's changes (its batches joined) with its end; fails if changes come after the last end. */
-async function readBatches<T>(sync: DeltaSync<T>): Promise<Read<T>> {
+/** Each page's changes (its batches joined) with its end; fails if changes come after the last end. `onBatch` sees each batch. */
+async function readBatches<T>(sync: DeltaSync<T>, onBatch?: (changes: readonly DeltaChange<T>[]) => void): Promise<Read<T>> {
   const pages: Read<T>['pages'] = [];
   let changes: DeltaChange<T>[] = [];
   let batches = 0;
@@ -24,6 +24,7 @@ async function readBatches<T>(sync: DeltaSync<T>): Promise<Read<T>> {
       changes = [];
     } else {
       batches++;
+      onBatch?.(batch.changes);
       changes.push(...batch.changes);
     }
   }
@@ -101,6 +102,10 @@ const METADATA = `<?xml version="1.0" encoding="utf-8"?>
 describe('DeltaSync.pageBatches(), a page whose body breaks', () => {
   let srv: TestServer;
   let breakSecond = true;
+  // The second page's rest is sent once its first write was handed out as a batch: a timer would race a loaded
+  // machine, which may read both writes at once (one batch). After 10 s it goes anyway (the read would hang).
+  let sendRest: () => void = () => undefined;
+  let restWanted = Promise.resolve();
   beforeAll(async () => {
     srv = await startServer((req, res) => {
       const { pathname, searchParams } = new URL(req.url ?? '/', 'http://x');
@@ -116,7 +121,7 @@ describe('DeltaSync.pageBatches(), a page whose body breaks', () => {
       }
       res.write(`{"@odata.context":"$metadata#Items/$delta","value":[{"ID":4,"Rate":1.5},{"@odata.removed":{"reason":"changed"},"@odata.id":"Items(5)"},`);
       if (breakSecond) setTimeout(() => res.destroy(), 20);
-      else setTimeout(() => res.end('{"ID":6,"Rate":-1}],"@odata.deltaLink":"Items?$deltatoken=6"}'), 20);
+      else void Promise.race([restWanted, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]).then(() => res.end('{"ID":6,"Rate":-1}],"@odata.deltaLink":"Items?$deltatoken=6"}'));
     });
   });
   afterAll(() => srv?.close());
@@ -146,13 +151,17 @@ describe('DeltaSync.pageBatches(), a page whose body breaks', () => {
       expect(store.link).toBe(`${srv.origin}/odata/Items?$deltatoken=5`);
 
       breakSecond = false;
-      const whole = await readBatches(new DeltaSync(od, od.from('Items'), { store }));
+      restWanted = new Promise((resolve) => { sendRest = resolve; });
+      const whole = await readBatches(new DeltaSync(od, od.from('Items'), { store }), (changes) => {
+        // A change of the second page (ID 4, or the removal of 5) means its first write was read.
+        if (changes.some((c) => (c.kind === 'removed' && c.id === 'Items(5)') || (c.kind === 'entity' && (c.value as { ID: number }).ID === 4))) sendRest();
+      });
       expect(whole.pages.map((p) => p.changes)).toEqual([firstPage, [
         { kind: 'entity', value: { ID: 4, Rate: 1.5 } },
         { kind: 'removed', id: 'Items(5)', reason: 'changed' },
         { kind: 'entity', value: { ID: 6, Rate: -1 } },
       ]]);
-      // The second page came in two writes: its changes in more than one batch.
+      // The second page came in two writes, the second after the first was handed out: more than one batch.
       expect(whole.batches).toBeGreaterThan(2);
       expect(store.link).toBe(`${srv.origin}/odata/Items?$deltatoken=6`);
     } finally {
