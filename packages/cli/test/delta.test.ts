@@ -64,7 +64,7 @@ describe('sluice export --delta-state', () => {
     const third = await cli.run(['export', srv.v4, 'Orders', '--delta-state', state, '--format', 'json', '--quiet']);
     expect(third.code).toBe(0);
     expect(JSON.parse(third.stdout)).toEqual([]);
-  });
+  }, 60_000);
 
   it('keeps the state file as it was when the export fails, so the next run gives the same changes', async () => {
     const orders = od.from<Order>('Orders');
@@ -80,7 +80,7 @@ describe('sluice export --delta-state', () => {
     const again = await cli.run(['export', srv.v4, 'Orders', '--delta-state', state, '--quiet']);
     expect(again.code).toBe(0);
     expect(lines(again.stdout).map((r) => r['Customer'])).toEqual(['E', 'F', 'G']);
-  });
+  }, 60_000);
 
   it('exits 1 with a hint when the kept link expired, and --delta-reset reads everything again', async () => {
     const state = join(dir, 'expired.json');
@@ -110,7 +110,7 @@ describe('sluice export --delta-state', () => {
     } finally {
       w.expiredBefore = 0;
     }
-  });
+  }, 60_000);
 
   it('refuses CSV with --expand, --page-size and --delta-reset alone as usage errors, before reading', async () => {
     const state = join(dir, 'usage.json');
@@ -153,7 +153,7 @@ describe('sluice export --delta-state on OData v2 (SAP Gateway __delta)', () => 
     expect(changes[0]).toMatchObject({ ID: a, Status: 'Shipped' });
     expect(changes[1]).toEqual({ '@removed': { reason: 'deleted' }, '@id': `${srv.v2}Orders(${b})` });
     expect((await cli.run(['export', srv.v2, 'Orders', '--delta-state', state, '--quiet', ...version])).stdout).toBe('');
-  });
+  }, 60_000);
 });
 
 describe('sluice export --delta-state --format csv', () => {
@@ -239,7 +239,7 @@ describe('sluice export --delta-state with nested deltas (OData JSON 4.01 "Nav@d
     } finally {
       await service.close();
     }
-  });
+  }, 60_000);
 });
 
 describe('keyOfId', () => {

@@ -35,14 +35,14 @@ describe('sluice get reads OData key literals', () => {
     expect(await segmentOf('2', 'Orders', '9007199254740993L')).toBe('Orders(9007199254740993L)');
     expect(await segmentOf('2', 'Prices', '1.50M')).toBe('Prices(1.50M)');
     expect(await segmentOf('2', 'Lines', "OrderID=42L,Day=datetime'2024-01-31T00:00:00',Code='A''B'")).toBe("Lines(OrderID=42L,Day=datetime'2024-01-31T00:00:00',Code='A''B')");
-  });
+  }, 60_000);
 
   it('v4: the same forms written as v4 writes them; binary is base64url', async () => {
     expect(await segmentOf('4', 'Docs', "guid'0f8fad5b-d9cb-469f-a165-70867728950e'")).toBe('Docs(0f8fad5b-d9cb-469f-a165-70867728950e)');
     expect(await segmentOf('4', 'Events', "datetimeoffset'2024-01-31T10:00:00Z'")).toBe('Events(2024-01-31T10:00:00Z)');
     expect(await segmentOf('4', 'Blobs', "binary'T0RhdGE'")).toBe("Blobs(binary'T0RhdGE')");
     expect(await segmentOf('4', 'Orders', '9007199254740993L')).toBe('Orders(9007199254740993)');
-  });
+  }, 60_000);
 
   it('a malformed literal exits 2 before any request, naming it; nothing is pasted into the URL', async () => {
     const before = srv.requests.length;
@@ -58,5 +58,5 @@ describe('sluice get reads OData key literals', () => {
     }
     // Only the $metadata reads that type keys reached the server.
     expect(srv.requests.slice(before).every((q) => q.url.endsWith('$metadata'))).toBe(true);
-  });
+  }, 60_000);
 });

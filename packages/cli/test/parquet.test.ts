@@ -214,7 +214,7 @@ describe('sluice export --format parquet', () => {
     expect(ndjson.code).toBe(2);
     expect(ndjson.stderr).toMatch(/--compression goes with --format parquet \(not ndjson\)/);
     expect(srv.requests.length).toBe(before);
-  });
+  }, 60_000);
 
   it('refuses before reading: no --out, --delta-state, a --select name the type lacks', async () => {
     const base = ['export', `${srv.origin}/odata/`, 'Items', '--format', 'parquet'];

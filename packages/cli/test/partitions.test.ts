@@ -80,7 +80,7 @@ describe('sluice export --partitions', () => {
     expect(j.code).toBe(0);
     const all = await Promise.all((await manifestOf(jsonOut)).partitions.map(async (p) => JSON.parse(await readFile(join(jsonOut, p.file), 'utf8')) as { ID: number }[]));
     expect(all.flat().map((r) => r.ID).sort((a, b) => a - b)).toEqual(range(1, PRODUCTS));
-  });
+  }, 60_000);
 
   it('writes Parquet parts, each a whole file with its footer', async () => {
     const out = fresh();
@@ -112,7 +112,7 @@ describe('sluice export --partitions', () => {
     expect(s.code).toBe(0);
     expect(s.stderr).toContain('sluice: made 3 of the 16 partitions asked for: only 3 records match\n');
     expect((await manifestOf(small)).partitions.map((p) => p.records)).toEqual([1, 1, 1]);
-  });
+  }, 60_000);
 
   it('splits by min/max with --boundaries minmax', async () => {
     const out = fresh();
@@ -183,5 +183,5 @@ describe('sluice export --partitions', () => {
       expect(r.stderr).toMatch(message);
     }
     expect(await readFile(file, 'utf8')).toBe('x');
-  });
+  }, 60_000);
 });

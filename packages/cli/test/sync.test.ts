@@ -125,5 +125,5 @@ describe('sluice sync into SQLite', () => {
     expect(young.code).toBe(2);
     expect(young.stderr).toMatch(/SLUICE_YOUNG_GENERATION_MIB must be an integer from 0 to 1024 .* not "8MiB"/);
     expect(srv.requests.slice(before).filter((r) => /\/Orders/.test(r.url))).toEqual([]);
-  });
+  }, 60_000);
 });

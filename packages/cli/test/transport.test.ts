@@ -41,7 +41,7 @@ describe('--ca', () => {
     const trusted = await run(['count', tlsSrv.v4, 'Products', '--ca', pki.caPath]);
     expect(trusted.code, trusted.stderr).toBe(0);
     expect(trusted.stdout.trim()).toBe('7');
-  });
+  }, 60_000);
 
   it('names the flag and the file when the CA file cannot be used (exit code 2)', async () => {
     const missing = await run(['count', tlsSrv.v4, 'Products', '--ca', `${pki.dir}/nope.pem`]);
@@ -50,7 +50,7 @@ describe('--ca', () => {
     const notPEM = await run(['count', tlsSrv.v4, 'Products', '--ca', pki.server.keyPath]);
     expect(notPEM.code).toBe(2);
     expect(notPEM.stderr).toMatch(/--ca holds no PEM certificate/);
-  });
+  }, 60_000);
 });
 
 describe('mutual TLS: --cert, --key, --pfx', () => {
@@ -83,7 +83,7 @@ describe('mutual TLS: --cert, --key, --pfx', () => {
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('SLUICE_KEY_PASSPHRASE is missing or wrong');
     expect(wrong.stderr).not.toContain('not-the-passphrase-5d2');
-  });
+  }, 60_000);
 
   it('presents a PKCS#12 bundle given with --pfx', async () => {
     const r = await run(['count', mtlsSrv.v2, 'Products', '--ca', pki.caPath, '--pfx', pki.client.pfxPath], { SLUICE_KEY_PASSPHRASE: pki.passphrase });
@@ -104,7 +104,7 @@ describe('mutual TLS: --cert, --key, --pfx', () => {
       expect(r.code, flags.join(' ')).toBe(2);
       expect(r.stderr).toMatch(message);
     }
-  });
+  }, 60_000);
 });
 
 describe('OAuth over the same TLS settings', () => {
@@ -148,7 +148,7 @@ describe('--proxy and --no-proxy', () => {
     const direct = await run(['count', tlsSrv.v4, 'Products', '--ca', pki.caPath, '--no-proxy'], env);
     expect(direct.code, direct.stderr).toBe(0);
     expect(direct.stdout.trim()).toBe('7');
-  });
+  }, 60_000);
 
   it('refuses a proxy URL with credentials without printing them (they belong in HTTPS_PROXY)', async () => {
     const r = await run(['count', tlsSrv.v4, 'Products', '--proxy', 'http://alice:s3cret-proxy-pw@127.0.0.1:3128']);
