@@ -10,7 +10,7 @@ import { openTarget } from '../src/index.js';
 import { RowMaker, upsertBatch } from '../src/sync/apply.js';
 import { applyChanges } from '../src/sync/delta-apply.js';
 import { CopyEncoder } from '../src/sync/pg-copy.js';
-import { openSqlite } from '../src/sync/sqlite.js';
+import { openSqlite, type SqliteTarget } from '../src/sync/sqlite.js';
 
 let dir: string;
 beforeAll(async () => { dir = await mkdtemp(join(tmpdir(), 'sluice-page-keys-')); });
@@ -88,8 +88,8 @@ describe('upsertBatch into SQLite: each row written as it is made, into one reus
       const rows = new RowMaker(target, columns);
       await target.transaction(() => {
         // Written at once: the call has nothing left to wait for (no promise per batch).
-        expect(upsertBatch(target, 'T', rows, [{ K: 1, V: 'one', N: 1.5 }, { K: 2 }, { K: '3', V: null, N: -2 }], keys)).toBeUndefined();
-        expect(upsertBatch(target, 'T', rows, [{ K: 4, V: 'four' }, { K: 1, V: 'one again', N: null }], keys)).toBeUndefined();
+        expect(upsertBatch(target as SqliteTarget, 'T', rows, [{ K: 1, V: 'one', N: 1.5 }, { K: 2 }, { K: '3', V: null, N: -2 }], keys)).toBeUndefined();
+        expect(upsertBatch(target as SqliteTarget, 'T', rows, [{ K: 4, V: 'four' }, { K: 1, V: 'one again', N: null }], keys)).toBeUndefined();
         return Promise.resolve();
       });
     } finally {

@@ -5,7 +5,7 @@ import { SinkError } from '../errors.js';
 import { keyOfRemovedId } from './keys.js';
 import { RefusedRow } from './refused-row.js';
 import type { SqlTarget } from './sql-target.js';
-import { SqliteTarget } from './sqlite.js';
+import type { SqliteTarget } from './sqlite.js';
 import { sqlValue } from './sql-types.js';
 import { numberText, recordOf, shownValue } from '../values.js';
 
@@ -112,32 +112,21 @@ const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
- * Upserts one batch of a page's records into `table` (inside the caller's transaction, which spans the page) and
- * adds their keys to `keys`, the page's: its size is the page's upserted count, a key sent twice in the page
- * counted once and holding its last values (as {@link applyChanges} does). The records and rows are not kept:
- * into SQLite each row is written as it is made, into one reused array, and nothing is left to wait for
- * (undefined); other targets get the batch's rows at once.
+ * Upserts one batch of a page's records into a SQLite `table` (inside the caller's transaction, which spans the
+ * page) and adds their keys to `keys`, the page's: its size is the page's upserted count, a key sent twice in the
+ * page counted once and holding its last values (as PageChanges counts). The records and rows are not kept:
+ * each row is written as it is made, into one reused array, and nothing is left to wait for.
  */
-export function upsertBatch(target: SqlTarget, table: string, rows: RowMaker, records: readonly unknown[], keys: Set<unknown>): Promise<void> | undefined {
-  if (target instanceof SqliteTarget) {
-    const write = target.upserter(table, rows.columns);
-    const row = rows.scratch;
-    try {
-      for (let i = 0; i < records.length; i++) {
-        rows.fill(records[i] as Record<string, unknown>, row);
-        keys.add(rows.keyIdOfRow(row));
-        write(row);
-      }
-    } catch (error) {
-      throw rows.named(error);
+export function upsertBatch(target: SqliteTarget, table: string, rows: RowMaker, records: readonly unknown[], keys: Set<unknown>): void {
+  const write = target.upserter(table, rows.columns);
+  const row = rows.scratch;
+  try {
+    for (let i = 0; i < records.length; i++) {
+      rows.fill(records[i] as Record<string, unknown>, row);
+      keys.add(rows.keyIdOfRow(row));
+      write(row);
     }
-    return undefined;
+  } catch (error) {
+    throw rows.named(error);
   }
-  const made = new Array<unknown[]>(records.length);
-  for (let i = 0; i < records.length; i++) {
-    const row = rows.row(records[i] as Record<string, unknown>);
-    keys.add(rows.keyIdOfRow(row));
-    made[i] = row;
-  }
-  return target.upsert(table, rows.columns, made).catch((error: unknown) => { throw rows.named(error); });
 }

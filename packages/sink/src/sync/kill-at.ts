@@ -3,8 +3,8 @@
 // timed from outside cannot land (SQLite commits in microseconds). The variable is read once, when this module
 // loads; unset, each step costs one comparison. Only the environment of the process sets it: nothing a service
 // sends can. The steps, in the order a page meets them:
-//   copying        PostgreSQL: a COPY's first half sent, the rest not (the server holds a partial COPY)
-//   batch-written  SQLite (snapshot, and a change-tracking load or delta run): a batch of a page written as it arrived, the page not ended
+//   copying        PostgreSQL: half of a batch's COPY text sent, the rest not (the server holds a partial COPY)
+//   batch-written  a batch of a page written as it arrived (PostgreSQL: sent into the page's COPY), the page not ended
 //   rows-written   a page's rows applied, its run state not yet written, not committed
 //   swapped        the staging table renamed over the table (last page of a load or reload; a snapshot's swap), not committed
 //   state-written  the run state (link to resume from) written, not committed

@@ -10,6 +10,7 @@ import { PageChanges } from './delta-apply.js';
 import { addedNotice, checkDrift } from './drift.js';
 import { checkPartitionSettings, DEFAULT_PARALLEL, partitionBatches, planSnapshot } from './partitions.js';
 import type { SqlTarget } from './sql-target.js';
+import { SqliteTarget } from './sqlite.js';
 import { ident, sqlType } from './sql-types.js';
 import { countApplied, deleteState, ensureStateTable, readState, STATE_TABLE, writeState, type SyncState } from './state.js';
 import { openTarget } from './target.js';
@@ -174,7 +175,8 @@ class Run {
       for (let item = await read.next(); !item.done; item = await read.next()) {
         // SQLite writes each row as it is made (upsertBatch); PostgreSQL feeds each batch into the page's COPY.
         const keys = new Set<unknown>();
-        const changes = this.target.dialect === 'sqlite' ? undefined : new PageChanges(this.target, staging, this.rows);
+        const sqlite = this.target instanceof SqliteTarget ? this.target : undefined;
+        const changes = sqlite === undefined ? new PageChanges(this.target, staging, this.rows) : undefined;
         await this.target.transaction(async () => {
           for (; ; item = await read.next()) {
             if (item.done) throw new SinkError('the read ended inside a page', 'state');
@@ -185,12 +187,8 @@ class Run {
               if (error instanceof PageError && error.willRetry) continue;
               throw error;
             }
-            if (changes === undefined) {
-              const written = upsertBatch(this.target, staging, this.rows, value, keys);
-              if (written !== undefined) await written;
-            } else {
-              await changes.addRecords(value);
-            }
+            if (sqlite !== undefined) upsertBatch(sqlite, staging, this.rows, value, keys);
+            else await changes!.addRecords(value);
             if (killPlanned) reached('batch-written');
           }
           const applied = changes === undefined ? { upserted: keys.size, deleted: 0 } : await changes.end();
