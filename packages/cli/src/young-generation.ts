@@ -2,7 +2,7 @@
 // semi-spaces (up to 16 MiB each on Node 20) once the bytes that survived scavenges since its last step exceed one
 // semi-space. A sync into SQLite reaches 8 MiB semi-spaces at start-up and survives about 5 MiB per 1,000,000
 // records after that, so whether V8 took the next step before 1,000,000 records depended on how much of start-up
-// happened to survive after the last one: in some runs it did, and their peak RSS was 10-18 MiB higher (both
+// happened to survive after the last one: in some runs it did, and their peak RSS was 8-18 MiB higher (both
 // semi-spaces grow), with a run of full collections after the step on Node 20 (up to 30% more CPU). Held at 8 MiB,
 // every run scavenges as the runs that did not grow did (bench/RESULTS.md, issue 25). `SLUICE_YOUNG_GENERATION_MIB`
 // sets another size, 0 leaves V8's own growth, and a young-generation flag given to node itself wins.
