@@ -100,7 +100,7 @@ describe('syncEntitySet in partitions (mode snapshot)', () => {
     let pages = 0;
     let batches = 0;
     // Bodies sent in pieces: a page arrives as several batches while the other partitions' pages arrive too.
-    srv.setFaults({ chunked: { chunkBytes: 256, delayMs: 1 } });
+    srv.setFaults({ chunked: { chunkBytes: 256, delayMs: 5 } });
     try {
       for await (const item of partitionBatches(query, plan, 8, undefined)) {
         if (item.error !== undefined) throw item.error;
