@@ -2,13 +2,14 @@
 // row; a real PostgreSQL: into the page's one COPY): a key sent again in a later chunk of the same page is one row
 // with its last values and counted once, and a record refused in a page's last chunk rolls back the rows of its
 // earlier chunks (PostgreSQL: cancels the COPY under way; the staging table keeps only the pages committed before),
-// from a node:http OData v4 service that sends each page in two writes. A `sluice sync` child killed (SIGKILL) after a
-// batch of a page was written leaves no part of that page; its rerun loads the set.
+// from a node:http OData v4 service that sends each page in two writes; so is a page whose body breaks after its first
+// write. A `sluice sync` child killed (SIGKILL) after a batch of a page was written leaves no part of that page; its
+// rerun loads the set.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createODataClient, type ODataClient } from '@sluice/odata';
+import { createODataClient, PageError, type ODataClient } from '@sluice/odata';
 import { sluiceCLI, startServer, type TestServer } from '@sluice/testkit';
 import { SinkError, syncEntitySet } from '../src/index.js';
 import { openSqlite } from '../src/sync/sqlite.js';
@@ -33,6 +34,8 @@ const postgres = usePostgres();
 let srv: TestServer;
 let od: ODataClient;
 let bad = false;
+/** The second page's body breaks after its first write. */
+let broken = false;
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sluice-snapshot-batches-'));
@@ -49,7 +52,7 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'application/json', 'odata-version': '4.0' });
     res.write(`{"@odata.context":"$metadata#Items","value":[${items(first)},`);
     // The page's second part as a later chunk (when the client read the first one already: either way the same rows).
-    setTimeout(() => res.end(`${items(second)}]${next}}`), 20);
+    setTimeout(() => (broken && page === 1 ? res.destroy() : res.end(`${items(second)}]${next}}`)), 20);
   });
   od = createODataClient({ serviceURL: `${srv.origin}/odata/`, version: '4.0', http: { retry: false } });
 });
@@ -116,6 +119,25 @@ for (const target of [sqlite, pgTarget]) {
         { ID: 1, Name: 'a again' }, { ID: 2, Name: 'b again' }, { ID: 3, Name: 'c again' }, { ID: 4, Name: 'd' },
       ]);
       expect(await rows(`SELECT run_upserted FROM sluice_sync WHERE table_name = '${table}'`)).toEqual([{ run_upserted: 5 }]);
+    });
+
+    it('a page whose body breaks after its first chunk (into PostgreSQL: its COPY under way, cancelled) is rolled back whole; the rerun loads the set', async () => {
+      bad = false;
+      broken = true;
+      const table = `broken_${target.name}`;
+      const rows = (sql: string): Promise<unknown[]> => target.rows(table, sql);
+      try {
+        const error = await syncEntitySet({ od, entitySet: 'Items', table, into: target.into(table), mode: 'snapshot' }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(PageError);
+      } finally {
+        broken = false;
+      }
+      expect(await rows(`SELECT "ID", "Name" FROM "${table}__sluice_load" ORDER BY "ID"`)).toEqual([{ ID: 1, Name: 'a again' }, { ID: 2, Name: 'b' }]);
+      expect(await rows(`SELECT run_upserted FROM sluice_sync WHERE table_name = '${table}'`)).toEqual([{ run_upserted: 2 }]);
+      expect(await syncEntitySet({ od, entitySet: 'Items', table, into: target.into(table), mode: 'snapshot' })).toMatchObject({ run: 'snapshot', upserted: 5, pages: 2 });
+      expect(await rows(`SELECT "ID", "Name" FROM "${table}" ORDER BY "ID"`)).toEqual([
+        { ID: 1, Name: 'a again' }, { ID: 2, Name: 'b again' }, { ID: 3, Name: 'c again' }, { ID: 4, Name: 'd' },
+      ]);
     });
 
     it('a sync killed (SIGKILL) after a batch of a page was written (PostgreSQL: sent into its COPY) keeps no part of that page; the rerun loads the set', async () => {
