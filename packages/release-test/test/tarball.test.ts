@@ -43,7 +43,8 @@ async function npm(args: string[], cwd: string): Promise<string> {
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sluice-tarballs-'));
   const tarballs = join(ROOT, 'dist-tarballs');
-  // The README's pack command (one npm process packs every package; `prepack` builds each one first).
+  // The README's pack command (one npm process packs every package, built first unless `npm run build` built
+  // them from the current sources, as CI's build step did: scripts/build-record.mjs).
   await run('bash', ['-c', oneCommand(install, 'npm run pack:all', 'README.md Install')], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
   const made = readdirSync(tarballs);
   packed = await Promise.all(packages.map(async (pkg) => {
