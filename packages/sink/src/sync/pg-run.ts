@@ -94,6 +94,8 @@ export class PgRun {
   /** Bytes of the run's COPY text so far, at the start of the encoder's memory. */
   private size = 0;
   private open = true;
+  /** A load's savepoint, taken before its COPY. */
+  private saved: Promise<unknown> | undefined;
 
   constructor(private readonly host: RunHost, readonly table: string, readonly columns: readonly Column[], private readonly encoder: CopyEncoder, readonly kind: RunKind) {}
 
@@ -108,7 +110,11 @@ export class PgRun {
 
   private async start(): Promise<Copy> {
     if (this.kind === 'load') {
-      await this.host.query('SAVEPOINT sluice_copy');
+      // Not waited for (the batch's rows need not live through a round trip): pg sends the COPY after it, and
+      // {@link end} meets its failure first.
+      const saved = this.host.query('SAVEPOINT sluice_copy');
+      saved.catch(() => undefined);
+      this.saved = saved;
       return new Copy(this.host.submit, this.table, this.columns);
     }
     return new Copy(this.host.submit, await this.host.temp(this.table, this.columns), this.columns);
@@ -122,6 +128,7 @@ export class PgRun {
     if (copy === undefined) return;
     let ok = false;
     try {
+      await this.saved;
       try {
         await copy.end();
       } catch (error) {
