@@ -34,9 +34,10 @@ export function nodeNextStrictOptions(): ts.CompilerOptions {
 /**
  * Writes `blocks` (each one ES module) and the `examples` files into `<app>/docs-check/` and type-checks them
  * there, where `@sluice/*` resolves to what `app` installed. Problems are reported at their Markdown line or
- * example line; other files' diagnostics (the testkit sources) are not the docs' concern.
+ * example line; other files' diagnostics (the testkit sources) are not the docs' concern. `alsoRoots` go into
+ * the program too (the packages' `.d.ts` entries, so that the public-types check uses the same program).
  */
-export function checkAgainstInstalled(app: string, blocks: readonly CodeBlock[], examples: readonly string[]): BlockProblem[] {
+export function checkAgainstInstalled(app: string, blocks: readonly CodeBlock[], examples: readonly string[], alsoRoots: readonly string[] = []): { problems: BlockProblem[]; program: ts.Program } {
   const dir = join(app, 'docs-check');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'docs-check', private: true, type: 'module' }));
@@ -55,7 +56,7 @@ export function checkAgainstInstalled(app: string, blocks: readonly CodeBlock[],
     checked.set(path, file);
   }
   linkThirdParty(app, dir, [...blocks.map((b) => b.code), ...examples.map((f) => readFileSync(join(ROOT, f), 'utf8'))]);
-  const program = ts.createProgram([join(dir, 'prelude.d.ts'), ...checked.keys()], nodeNextStrictOptions());
+  const program = ts.createProgram([join(dir, 'prelude.d.ts'), ...checked.keys(), ...alsoRoots], nodeNextStrictOptions());
   const problems: BlockProblem[] = [];
   for (const d of ts.getPreEmitDiagnostics(program)) {
     const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');
@@ -73,7 +74,7 @@ export function checkAgainstInstalled(app: string, blocks: readonly CodeBlock[],
     const part = [...origin.parts].reverse().find((p) => p.at <= at) ?? origin.parts[0]!;
     problems.push({ file: origin.file, line: part.line + (at - part.at), message });
   }
-  return problems;
+  return { problems, program };
 }
 
 /**

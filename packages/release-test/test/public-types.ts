@@ -4,12 +4,12 @@
 import ts from 'typescript';
 
 /**
- * For each `.d.ts` entry (the installed packages' `types`), the declarations its exports refer to that no
+ * For each `.d.ts` entry (the installed packages' `types`, each one in `program`: the release test's
+ * docs check, NodeNext with the strict settings, holds them as roots), the declarations its exports refer to that no
  * entry exports, as `Name: where it is used`. Types of other libraries (Node, undici) are not ours to check;
  * private and protected members are not public.
  */
-export function unexportedPublicTypes(entries: readonly string[], options: ts.CompilerOptions): string[] {
-  const program = ts.createProgram([...entries], { ...options, noEmit: true });
+export function unexportedPublicTypes(entries: readonly string[], program: ts.Program): string[] {
   const checker = program.getTypeChecker();
   const resolve = (s: ts.Symbol): ts.Symbol => (s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s);
   const exported = new Set<ts.Symbol>();
