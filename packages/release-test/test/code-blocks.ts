@@ -121,6 +121,14 @@ export function strictOptions(): ts.CompilerOptions {
 
 /** Type-checks `blocks` (each one module) with {@link strictOptions}; returns the problems, mapped to Markdown lines. */
 export function checkBlocks(blocks: CodeBlock[]): BlockProblem[] {
+  return checkBlocksWith(blocks).problems;
+}
+
+/**
+ * {@link checkBlocks}, with `alsoRoots` (files of the repository) in the same program, which is returned for
+ * other checks to read: one program instead of two over the same sources.
+ */
+export function checkBlocksWith(blocks: CodeBlock[], alsoRoots: readonly string[] = []): { problems: BlockProblem[]; program: ts.Program } {
   const dir = join(ROOT, 'packages/release-test/.examples');
   const virtual = new Map<string, { block: CodeBlock | undefined; text: string }>();
   virtual.set(join(dir, 'prelude.d.ts'), { block: undefined, text: PRELUDE });
@@ -137,7 +145,7 @@ export function checkBlocks(blocks: CodeBlock[]): BlockProblem[] {
     const v = virtual.get(f);
     return v ? ts.createSourceFile(f, v.text, language, true) : getSourceFile.call(host, f, language, ...rest);
   };
-  const program = ts.createProgram([...virtual.keys()], options, host);
+  const program = ts.createProgram([...virtual.keys(), ...alsoRoots], options, host);
   const problems: BlockProblem[] = [];
   for (const [path, { block }] of virtual) {
     const source = program.getSourceFile(path);
@@ -154,5 +162,5 @@ export function checkBlocks(blocks: CodeBlock[]): BlockProblem[] {
       problems.push({ file: block.file, line: part.line + (at - part.at), message });
     }
   }
-  return problems;
+  return { problems, program };
 }
