@@ -102,9 +102,10 @@ describe('sluice worker fleet', () => {
     const times = srv.requests.slice(mark).map((q) => q.at);
     const perSecond = new Map<number, number>();
     for (const t of times) perSecond.set(Math.floor((t - times[0]!) / 1000), (perSecond.get(Math.floor((t - times[0]!) / 1000)) ?? 0) + 1);
-    // The shared budget: rate plus burst in a second, and a quarter second of the rate for arrivals that a busy
-    // test process timestamps late (four workers each with its own budget would reach four times the rate).
-    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(RATE + BURST + Math.ceil(RATE / 4));
+    // The shared budget: rate plus burst in a second, and half a second of the rate for arrivals that a busy
+    // test process timestamps late, as the redis package's rate test allows (a stall at the first arrival stretches
+    // the first second); four workers each with its own budget would reach four times the rate.
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(RATE + BURST + RATE / 2);
 
     for (const w of fleet.filter((x) => x !== victim)) {
       const exited = new Promise((resolve) => w.child.once('exit', resolve));
