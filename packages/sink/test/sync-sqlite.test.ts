@@ -176,6 +176,16 @@ describe('syncEntitySet into SQLite', () => {
       .rejects.toSatisfy((e: unknown) => e instanceof SinkError && e.code === 'drift' && /the query of table Orders changed since it was synced \(from .*\/Orders to .*\$filter=ID%20gt%201/.test(e.message));
   });
 
+  it("holds SQLite's page cache at SQLite's own 2,000 KiB with either driver (better-sqlite3 is built with 16,000)", async () => {
+    const { openSqliteTarget } = await import('../src/sync/sqlite.js');
+    const target = openSqliteTarget(join(dir, 'cache.db'));
+    try {
+      expect(await target.query('PRAGMA cache_size')).toEqual([{ cache_size: -2000 }]);
+    } finally {
+      await target.close();
+    }
+  });
+
   it('two syncs of one table at once: the second is refused, the first completes', async () => {
     const od = kit.client();
     const path = join(dir, 'locked.db');

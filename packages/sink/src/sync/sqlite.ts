@@ -239,6 +239,10 @@ export function openSqliteTarget(path: string): SqlTarget {
     // WAL with NORMAL: a commit survives the process being killed (not a power cut, which loses at most the last commits).
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA busy_timeout = 10000');
+    // SQLite's own page cache size (2,000 KiB), which node:sqlite keeps: better-sqlite3 is built with 16,000 KiB, which
+    // a sync's one transaction fills as the table grows past it, so its RSS grew 13-14 MiB more at 1M records than
+    // at 100k (the main malloc arena; bench/RESULTS.md). Rows are appended in key order: no CPU cost was measurable.
+    db.exec('PRAGMA cache_size = -2000');
   } catch (error) {
     if (error instanceof SinkError) throw error;
     throw new SinkError(`cannot open SQLite database ${path}: ${(error as Error).message}`, 'unreachable', { cause: error });
