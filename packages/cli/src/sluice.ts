@@ -2,6 +2,9 @@
 import { runGuarded } from './exit-guard.js';
 import { boundHeapGrowth } from './heap.js';
 import { main } from './main.js';
+import { compileWasmBaselineOnly } from './wasm-tier.js';
+
+compileWasmBaselineOnly();
 
 let heapError: RangeError | undefined;
 try {
