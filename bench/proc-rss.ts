@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 
 /** A `kB` field of /proc/self/status, in KiB; undefined where there is no such file (not Linux). */
-function statusKiB(field: 'VmHWM' | 'VmRSS'): number | undefined {
+function statusKiB(field: 'VmHWM' | 'VmRSS' | 'RssAnon'): number | undefined {
   try {
     const m = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync('/proc/self/status', 'utf8'));
     return m ? Number(m[1]) : undefined;
@@ -21,4 +21,9 @@ export function peakRssKiB(): number {
 /** This process's RSS now in KiB (VmRSS; memoryUsage().rss where /proc is missing). */
 export function currentRssKiB(): number {
   return statusKiB('VmRSS') ?? Math.round(process.memoryUsage().rss / 1024);
+}
+
+/** This process's anonymous resident memory now in KiB (RssAnon: V8's heap and malloc arenas, no mapped files); undefined off Linux. */
+export function anonRssKiB(): number | undefined {
+  return statusKiB('RssAnon');
 }

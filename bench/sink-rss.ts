@@ -51,7 +51,7 @@ export async function rssPart(lines: string[], cli: string, dir: string, postgre
         if (flags.length === 0 && n === CAPPED_AT) uncappedCpu.set(label, cpu);
         const vsShipped = flags.length && uncappedCpu.has(label) ? ` (${fmt(cpu / uncappedCpu.get(label)!, 2)}x)` : '';
         rows.push(`| ${label} | ${fmt(n)} | ${flags.join(' ')} | ${fmt(o.maxRssKiB / 1024)} MiB | ${fmt(h['old_space'] ?? 0, 1)} | ${fmt(h['new_space'] ?? 0, 1)} | ` +
-          `${fmt(h['large_object_space'] ?? 0, 1)} | ${fmt(h['array_buffers'] ?? 0, 1)} | ${o.gc.scavenges} | ${o.gc.fullGCs} | ${fmt(cpu, 2)} µs${vsShipped} |`);
+          `${fmt(h['large_object_space'] ?? 0, 1)} | ${fmt(h['array_buffers'] ?? 0, 1)} | ${fmt(h['rss_anon'] ?? 0)} | ${fmt(h['heap_total'] ?? 0)} | ${o.gc.scavenges} | ${o.gc.fullGCs} | ${fmt(cpu, 2)} µs${vsShipped} |`);
       }
     } finally {
       server.child.kill();
@@ -62,8 +62,10 @@ export async function rssPart(lines: string[], cli: string, dir: string, postgre
       `(a server process per size); the peak of each V8 heap space (the memory V8 holds for it) and of ArrayBuffer memory sampled every 20 ms. ` +
       'Rows without node flags run the CLI as shipped (V8\'s own old-generation sizing); the last rows, at ' +
       `${fmt(CAPPED_AT)} records, with the old generation grown by 100% (\`SLUICE_HEAP_GROWING_PERCENT=100\`) and by half, and the old space capped at ${CAP} MiB, ` +
-      'their CPU per record next to the shipped run\'s. Scavenges and full (mark-compact) collections from v8\'s GCProfiler, start-up included.',
-    '', '| run | records | node flags | peak RSS | old space, MiB | new space, MiB | large objects, MiB | ArrayBuffers, MiB | scavenges | full GCs | CPU per record |',
-    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|', ...rows,
+      'their CPU per record next to the shipped run\'s. Scavenges and full (mark-compact) collections from v8\'s GCProfiler, start-up included. ' +
+      'RssAnon (/proc/self/status, peak of the same samples) is the anonymous memory: V8\'s heap (its peak total in the next column) ' +
+      'plus the malloc arenas (SQLite\'s page cache, V8\'s compiler zones, ...).',
+    '', '| run | records | node flags | peak RSS | old space, MiB | new space, MiB | large objects, MiB | ArrayBuffers, MiB | RssAnon, MiB | V8 heap, MiB | scavenges | full GCs | CPU per record |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|', ...rows,
   );
 }

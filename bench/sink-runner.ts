@@ -4,7 +4,8 @@
 // runs sluice as `sluice` does and samples V8's heap every 20 ms. The process writes its CPU time and peak RSS (VmHWM,
 // see proc-rss.ts: not `maxRSS`, which a child inherits from its parent) as JSON to file descriptor 3 when it exits,
 // with `sluice-heap` the peaks of V8's heap spaces and of ArrayBuffer memory too (MiB), and how many scavenges and
-// full (mark-compact) collections it made (v8's GCProfiler).
+// full (mark-compact) collections it made (v8's GCProfiler), and the peak of its anonymous RSS (RssAnon: V8's heap
+// plus malloc arenas; less V8's heap_total, what lives outside V8's heap).
 import { writeSync } from 'node:fs';
 import { GCProfiler, getHeapSpaceStatistics } from 'node:v8';
 import { pathToFileURL } from 'node:url';
@@ -13,7 +14,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { request } from 'undici';
 import { openSqlite } from '../packages/sink/src/index.js';
-import { peakRssKiB } from './proc-rss.js';
+import { anonRssKiB, peakRssKiB } from './proc-rss.js';
 
 const [mode, target = '', ...rest] = process.argv.slice(2);
 
@@ -25,6 +26,8 @@ function sampleHeap(): void {
   const m = process.memoryUsage();
   peak('heap_total', m.heapTotal);
   peak('array_buffers', m.arrayBuffers);
+  const anon = anonRssKiB();
+  if (anon !== undefined) peak('rss_anon', anon * 1024);
 }
 if (mode === 'sluice-heap') setInterval(sampleHeap, 20).unref();
 const gcProfiler = mode === 'sluice-heap' ? new GCProfiler() : undefined;
