@@ -55,7 +55,7 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
       if (flags.compression !== undefined) (await import('./parquet-export.js')).checkCompressionFlag(flags);
       const run = flags.partitions === undefined ? (await import('./export.js')).exportEntitySet
         : flags.queue === undefined ? (await import('./partitioned-export.js')).exportPartitioned : (await import('./queue-export.js')).exportViaQueue;
-      await run(service, set, flags, verboseOf(flags.verbose === true), signal);
+      await (await import('./young-generation.js')).withYoungGenerationHeld(() => run(service, set, flags, verboseOf(flags.verbose === true), signal));
     });
 
   connectionOptions(rangeOptions(program.command('sync')
@@ -73,7 +73,8 @@ export function buildProgram(signal: AbortSignal, verboseOf: (verbose: boolean) 
   'with --mode snapshot: read the load in n ranges of --partition-by, --parallel at once, into the staging table swapped in at the end'))
     .action(async (service: string, set: string, _o, command: Command) => {
       const flags = flagsOf<SyncFlags>(command);
-      await (await import('./sync.js')).syncCommand(service, set, flags, verboseOf(flags.verbose === true), signal);
+      const { syncCommand } = await import('./sync.js');
+      await (await import('./young-generation.js')).withYoungGenerationHeld(() => syncCommand(service, set, flags, verboseOf(flags.verbose === true), signal));
     });
 
   queryOptions(connectionOptions(program.command('count')

@@ -10,7 +10,6 @@ import { formatCount, formatSeconds, createProgress, recordsText, type ProgressM
 import { buildQuery, list } from './query-flags.js';
 import { openService, type ConnectionFlags } from './session.js';
 import type { Terminal } from './terminal.js';
-import { holdYoungGeneration, type YoungGenerationHold } from './young-generation.js';
 
 /** Flags of `sluice sync`; the partition flags apply with `--mode snapshot`. */
 export interface SyncFlags extends ConnectionFlags, Pick<PartitionFlags, 'partitions' | 'partitionBy' | 'boundaries' | 'parallel' | 'rate' | 'burst'> {
@@ -53,18 +52,7 @@ function summary(result: SyncResult, entitySet: string, seconds: number): string
 export async function syncCommand(serviceURL: string, entitySet: string, flags: SyncFlags, terminal: Terminal, signal: AbortSignal): Promise<void> {
   if (flags.into === undefined || flags.into === '') throw new UsageError('sluice sync needs --into <target>', 'such as --into sqlite:orders.db or --into postgres://user@host:5432/db');
   checkSyncPartitions(flags);
-  // Into SQLite V8's young generation is held at its start-up size (young-generation.ts): the same peak RSS in every run.
-  let young: YoungGenerationHold | undefined;
-  try {
-    young = flags.into.startsWith('sqlite:') ? holdYoungGeneration() : undefined;
-  } catch (error) {
-    throw new UsageError((error as RangeError).message);
-  }
-  try {
-    await syncInto(serviceURL, entitySet, flags.into, flags, terminal, signal);
-  } finally {
-    young?.stop();
-  }
+  await syncInto(serviceURL, entitySet, flags.into, flags, terminal, signal);
 }
 
 /** The sync itself, with the progress and the summary. */

@@ -1,18 +1,20 @@
-// V8's young generation for `sluice sync` into SQLite: held at the size it reaches at start-up. V8 doubles its
-// semi-spaces (up to 16 MiB each on Node 20) once the bytes that survived scavenges since its last step exceed one
-// semi-space. A sync into SQLite reaches 8 MiB semi-spaces at start-up and survives about 5 MiB per 1,000,000
-// records after that, so whether V8 took the next step before 1,000,000 records depended on how much of start-up
-// happened to survive after the last one: in some runs it did, and their peak RSS was 8-18 MiB higher (both
-// semi-spaces grow), with a run of full collections after the step on Node 20 (up to 30% more CPU). Held at 8 MiB,
-// every run scavenges as the runs that did not grow did (bench/RESULTS.md, issue 25). `SLUICE_YOUNG_GENERATION_MIB`
-// sets another size, 0 leaves V8's own growth, and a young-generation flag given to node itself wins.
+// V8's young generation for `sluice export` and `sluice sync`: held at the size it reaches at start-up. V8 doubles
+// its semi-spaces (up to 16 MiB each on Node 20) once the bytes that survived scavenges since its last step exceed one
+// semi-space. These commands reach 8 MiB semi-spaces at start-up; after that an export or a sync into PostgreSQL
+// survived enough to take the next step somewhere before 1,000,000 records, and a sync into SQLite (about 5 MiB per
+// 1,000,000 records) in some runs and not others, depending on how much of start-up survived after the last step.
+// The step put about 20 MiB on the peak RSS, and on Node 20 a run of full collections after it (up to 30% more CPU).
+// Held at 8 MiB, every run scavenges as at 100,000 records, for no more CPU (bench/RESULTS.md, issue 25).
+// `SLUICE_YOUNG_GENERATION_MIB` sets another size, 0 leaves V8's own growth, and a young-generation flag given to
+// node itself wins.
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { UsageError } from './errors.js';
 
-/** The environment variable that sets the semi-space size (MiB) at which `sluice sync` into SQLite holds V8's young generation; `0` leaves it to V8. */
+/** The environment variable that sets the semi-space size (MiB) at which `sluice export` and `sluice sync` hold V8's young generation; `0` leaves it to V8. */
 export const YOUNG_GENERATION_ENV = 'SLUICE_YOUNG_GENERATION_MIB';
 
-/** The semi-space size (MiB) `sluice sync` into SQLite holds V8's young generation at unless {@link YOUNG_GENERATION_ENV} says otherwise. */
+/** The semi-space size (MiB) `sluice export` and `sluice sync` hold V8's young generation at unless {@link YOUNG_GENERATION_ENV} says otherwise. */
 export const DEFAULT_YOUNG_GENERATION_MIB = 8;
 
 /** Node flags with which the user chose the young generation's sizing. */
@@ -64,4 +66,23 @@ export function holdYoungGeneration(env: NodeJS.ProcessEnv = process.env, execAr
   observer.observe({ entryTypes: ['gc'] });
   check();
   return { mib, held: () => held, stop: () => observer.disconnect() };
+}
+
+/**
+ * Runs `work` with V8's young generation held ({@link holdYoungGeneration}): what `sluice export` and `sluice sync`
+ * do, so that their peak RSS is the same whatever the set's size. A bad `SLUICE_YOUNG_GENERATION_MIB` is a
+ * UsageError (exit 2) thrown before any work.
+ */
+export async function withYoungGenerationHeld<T>(work: () => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
+  let young: YoungGenerationHold | undefined;
+  try {
+    young = holdYoungGeneration(env);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  try {
+    return await work();
+  } finally {
+    young?.stop();
+  }
 }

@@ -27,6 +27,13 @@ describe('sluice usage', () => {
     expect(ok.code).toBe(0);
   });
 
+  it('a SLUICE_YOUNG_GENERATION_MIB that is not an integer from 0 to 1024 stops an export before any request (exit 2)', async () => {
+    const r = await cli.run(['export', 'http://127.0.0.1:9/odata/', 'Products'], { env: { SLUICE_YOUNG_GENERATION_MIB: '8MiB' } });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/SLUICE_YOUNG_GENERATION_MIB must be an integer from 0 to 1024 .* not "8MiB"/);
+  });
+
   it('a misspelt command exits 2 and suggests the right one', async () => {
     const r = await cli.run(['exprot', SERVICE, 'Products']);
     expect(r.code).toBe(2);

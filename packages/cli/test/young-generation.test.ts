@@ -1,10 +1,11 @@
-// V8's young generation in `sluice sync` into SQLite (src/young-generation.ts): held once its semi-spaces reach
+// V8's young generation in `sluice export` and `sluice sync` (src/young-generation.ts): held once its semi-spaces reach
 // SLUICE_YOUNG_GENERATION_MIB (default 8), left to V8 for 0 or when node was given a young-generation flag. What it
 // does to the peak RSS is measured by the sink bench (`BENCH_SINK_PARTS=rss npm run bench -- sink`).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_YOUNG_GENERATION_MIB, holdYoungGeneration, youngGenerationMiB } from '../src/young-generation.js';
+import { UsageError } from '../src/errors.js';
+import { DEFAULT_YOUNG_GENERATION_MIB, holdYoungGeneration, withYoungGenerationHeld, youngGenerationMiB } from '../src/young-generation.js';
 
 const child = fileURLToPath(new URL('./fixtures/young-child.ts', import.meta.url));
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -48,4 +49,13 @@ describe('holdYoungGeneration', () => {
     expect(held.end).toBe(held.atHold);
     expect(free.end).toBeGreaterThan(held.end);
   }, 60_000);
+
+  it('withYoungGenerationHeld returns what the work returns, and refuses a bad size as a UsageError before the work runs', async () => {
+    expect(await withYoungGenerationHeld(async () => 42, { SLUICE_YOUNG_GENERATION_MIB: '0' })).toBe(42);
+    let ran = false;
+    const bad = withYoungGenerationHeld(async () => { ran = true; }, { SLUICE_YOUNG_GENERATION_MIB: 'lots' });
+    await expect(bad).rejects.toBeInstanceOf(UsageError);
+    await expect(bad).rejects.toThrow(/SLUICE_YOUNG_GENERATION_MIB must be an integer from 0 to 1024/);
+    expect(ran).toBe(false);
+  });
 });
