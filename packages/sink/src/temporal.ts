@@ -86,7 +86,19 @@ export function timeText(nanos: bigint): string {
 const DATE = /^(-?\d{4,})-(\d\d)-(\d\d)$/;
 
 /**
- * A date (`2024-03-01`, or a `Date`) as `YYYY-MM-DD`; a day not on the calendar (2024-02-30) is refused. A date-time
+ * A valid `Date`'s day in UTC as the text {@link dateText} takes (`2024-03-01`, `10000-01-01`, `-0001-06-15`: a year of
+ * at least 4 digits), so that a `Date` means what its text means: `toISOString` writes the years outside 0000-9999
+ * with a sign and 6 digits (`+010000-01-01`), which a slice of it would cut into no date.
+ */
+function dayOf(date: Date): string {
+  const year = date.getUTCFullYear();
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return `${year < 0 ? '-' : ''}${String(Math.abs(year)).padStart(4, '0')}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())}`;
+}
+
+/**
+ * A date (`2024-03-01`, or a `Date`, whose day is the text of {@link dayOf}) as `YYYY-MM-DD` (a year beyond 9999 or before 0
+ * with more digits or a `-`); a day not on the calendar (2024-02-30) is refused. A date-time
  * is taken as its day only at midnight in UTC (`2024-03-01T00:00:00Z`, or without a zone), where nothing is lost;
  * another time of day or an offset (`T10:00:00Z`, `T00:00:00+02:00`) is refused, and so is a `Date` not at
  * midnight UTC.
@@ -95,7 +107,7 @@ export function dateText(column: Column, value: unknown): string {
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) throw bad(column, value, 'is an invalid date');
     if (value.getTime() % 86_400_000 !== 0) throw bad(column, value, 'is a date-time, not a date: its time of day would be lost (an Edm.Date keeps the day; only a midnight in UTC is taken as its day)');
-    return value.toISOString().slice(0, 10);
+    return dayOf(value);
   }
   if (typeof value === 'string' && value.length === 10 && isPlainDateTime(value)) return value;
   const date = typeof value === 'string' ? DATE.exec(value.trim()) : null;

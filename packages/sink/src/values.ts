@@ -7,11 +7,15 @@ import type { Column } from './columns.js';
 
 const DECIMAL = /^([-+]?)(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?$/;
 
-/** A value as an error shows it: text quoted and cut at 60 characters (a value is data, not a secret, but may be long). */
+/**
+ * A value as an error shows it: text quoted and cut at 60 characters (a value is data, not a secret, but may be long);
+ * a `Date` as its ISO text in UTC (`+010000-01-01T00:00:00.000Z`), not in the machine's zone.
+ */
 export function shownValue(value: unknown): string {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
   if (typeof value === 'string') return value.length > 60 ? `${JSON.stringify(value.slice(0, 60))}...` : JSON.stringify(value);
   if (value instanceof Uint8Array) return `${value.length} bytes`;
-  const text = typeof value === 'object' && value !== null && !(value instanceof Date) ? (JSON.stringify(value, odataJsonNumbers) ?? String(value)) : String(value);
+  const text = typeof value === 'object' && value !== null ? (JSON.stringify(value, odataJsonNumbers) ?? String(value)) : String(value);
   return text.length > 60 ? `${text.slice(0, 60)}...` : text;
 }
 

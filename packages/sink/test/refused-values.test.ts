@@ -177,6 +177,51 @@ describe('Parquet: values a column cannot hold', () => {
     }
   });
 
+  it('Date objects (as a caller passes them to add) are kept as their text is, outside the years 0001-9999 too, read back by DuckDB; an invalid Date is refused', async () => {
+    const utc = (year: number, month: number, d: number, ms = 0): Date => {
+      const x = new Date(ms);
+      x.setUTCFullYear(year, month - 1, d);
+      return x;
+    };
+    const columns = columnsOf(await od.metadata(), 'Items');
+    const write = async (records: Record<string, unknown>[]): Promise<{ pieces: Uint8Array[]; error?: unknown }> => {
+      const pieces: Uint8Array[] = [];
+      const writer = await ParquetRecordWriter.open({ columns, entitySet: 'Items', output: async (b) => { pieces.push(b.slice()); } });
+      try {
+        for (const r of records) await writer.add(r);
+        await writer.close();
+        return { pieces };
+      } catch (error) {
+        return { pieces, error };
+      }
+    };
+    const days: [Date, string][] = [[utc(10000, 1, 1), '10000-01-01'], [utc(0, 12, 31), '0000-12-31'], [utc(-1, 6, 15), '-0001-06-15'], [utc(50, 3, 1), '0050-03-01']];
+    const at: [Date, string][] = [[utc(10000, 1, 1, 3_600_000), '10000-01-01T01:00:00Z'], [utc(0, 12, 31, 500), '0000-12-31T00:00:00.5Z'], [utc(-1, 1, 1), '-0001-01-01T00:00:00Z'], [utc(50, 3, 1), '0050-03-01T00:00:00Z']];
+    const rows = (form: 0 | 1): Record<string, unknown>[] => days.map((d, i) => ({ ...GOOD[1]!, ID: i + 1, Day: d[form], At: at[i]![form] }));
+    const read = async (pieces: Uint8Array[], name: string): Promise<Record<string, unknown>[]> => {
+      const path = join(dir, name);
+      await writeFile(path, Buffer.concat(pieces));
+      const db = await DuckDBInstance.create(':memory:');
+      const con = await db.connect();
+      try {
+        return (await con.runAndReadAll(`SELECT ID, ("Day" - DATE '1970-01-01')::INTEGER AS Days, epoch_us("At")::VARCHAR AS "At" FROM read_parquet('${path}') ORDER BY ID`)).getRowObjects();
+      } finally {
+        con.closeSync();
+        db.closeSync();
+      }
+    };
+    const [dates, texts] = [await write(rows(0)), await write(rows(1))];
+    expect([dates.error, texts.error]).toEqual([undefined, undefined]);
+    const read0 = await read(dates.pieces, 'dates.parquet');
+    expect(read0).toEqual(await read(texts.pieces, 'texts.parquet'));
+    expect(read0).toEqual(days.map(([d], i) => ({ ID: i + 1, Days: d.getTime() / 86_400_000, At: String(at[i]![0].getTime() * 1000) })));
+    for (const prop of ['Day', 'At']) {
+      const { pieces, error } = await write([GOOD[0]!, badRecord(prop, new Date(NaN))]);
+      expect(error).toMatchObject({ code: 'value', message: expect.stringMatching(message(prop, /Invalid Date is an invalid date/)) });
+      expect(pieces.map((p) => Buffer.from(p).toString('latin1'))).toEqual(['PAR1']);
+    }
+  });
+
   for (const { prop, value, why } of BAD) {
     it(`${prop} ${JSON.stringify(value)}: a value SinkError naming the set, column, key and value; no row group written`, async () => {
       full = [GOOD[0], badRecord(prop, value)];
@@ -247,6 +292,26 @@ describe('sync: values a column cannot hold', () => {
       if (dialect === 'sqlite') expect(sqliteRows(path, 'SELECT hex(Name) AS Name, Tags FROM Items WHERE ID = 3')).toEqual([{ Name: Buffer.from('a\u0000b').toString('hex').toUpperCase(), Tags: JSON.stringify(NOT_IN_POSTGRES.Tags) }]);
     }, 120_000);
   }
+
+  it('sqlite: an instant the client gives as a Date (dates: \'Date\') outside the years 0001-9999 is refused as its text is; one inside is kept as its text is', async () => {
+    const path = join(dir, 'dates.db');
+    const dated = createODataClient({ serviceURL: `${srv.origin}/odata/`, version: '4.0', http: { retry: false }, dates: 'Date' });
+    try {
+      full = GOOD;
+      delta = [];
+      expect(await syncEntitySet({ od: dated, entitySet: 'Items', into: `sqlite:${path}` })).toMatchObject({ run: 'load', upserted: 2 });
+      expect(sqliteRows(path, 'SELECT "At" FROM Items ORDER BY ID')).toEqual([{ At: '0049-12-31T23:30:00Z' }, { At: '2024-02-29T23:59:59.5Z' }]);
+      for (const value of ['9999-12-31T23:00:00-02:00', '0000-12-31T23:00:00Z']) {
+        delta = [badRecord('At', value)];
+        const refused = await syncEntitySet({ od: dated, entitySet: 'Items', into: `sqlite:${path}` }).catch((e: unknown) => e);
+        expect(refused, value).toMatchObject({ code: 'value', message: expect.stringMatching(message('At', /\S+Z is outside the years 0001 to 9999/)) });
+      }
+    } finally {
+      full = GOOD;
+      delta = [];
+      await dated.close();
+    }
+  }, 120_000);
 
   for (const dialect of ['sqlite', 'postgres'] as const) {
     it(`${dialect}: a bad value in the first load is refused before the page is written (no row, no resume link); the rerun loads the fixed set`, async () => {

@@ -4,7 +4,9 @@ import { keyOfRemovedId, SinkError, type Column } from '../src/index.js';
 import {
   binaryBytes, decimalText, float, guidBytes, guidText, int64, int64Value, unscaledDecimal, unscaledValue,
 } from '../src/values.js';
-import { dateText, epochNanos, inUnit, instantValue, isoUTC, timeNanos, timeText } from '../src/temporal.js';
+import { dateText, epochDays, epochNanos, inUnit, instantValue, isoUTC, timeNanos, timeText } from '../src/temporal.js';
+import { shownValue } from '../src/values.js';
+import { sqlValue } from '../src/sync/sql-types.js';
 import { civilDays, isCalendarDate } from '../src/calendar.js';
 
 const col = (edmType: string): Column => ({ name: 'X', edmType, kind: 'decimal', nullable: true, key: false });
@@ -89,6 +91,45 @@ describe('values', () => {
       expect(() => dateText(c, value)).toThrow(new RegExp(`is a date-time, not a date: its ${lost} would be lost`));
     }
     expect(() => dateText(c, '2024-02-30T00:00:00Z')).toThrow(/is no valid date/);
+  });
+
+  it('Date objects mean what their text means, outside the years 0001-9999 too (Parquet, SQLite, PostgreSQL): the same day or instant, or the same refusal; an invalid Date is refused', () => {
+    const typed = (edmType: string, kind: Column['kind']): Column => ({ ...col(edmType), kind, precision: 3 });
+    const day = typed('Edm.Date', 'date');
+    const utc = (year: number, month: number, d: number, ms = 0): Date => {
+      const x = new Date(ms);
+      x.setUTCFullYear(year, month - 1, d);
+      return x;
+    };
+    // What a conversion gives (an integer as its digits), or its error with the value as the error shows it replaced (a Date is shown as its ISO text).
+    const outcome = (value: unknown, f: (v: unknown) => unknown): unknown => {
+      try {
+        const x = f(value);
+        return typeof x === 'bigint' || typeof x === 'number' ? String(x) : x; // instantValue: a number when safe, else a bigint
+      } catch (error) {
+        return error instanceof SinkError ? `${error.code}: ${error.message.replace(shownValue(value), '<value>')}` : error;
+      }
+    };
+    const dayPaths = [(v: unknown) => dateText(day, v), (v: unknown) => epochDays(dateText(day, v)), sqlValue('sqlite', day), sqlValue('postgres', day)];
+    for (const [date, text] of [[utc(2024, 3, 1), '2024-03-01'], [utc(50, 3, 1), '0050-03-01'], [utc(9999, 12, 31), '9999-12-31'], [utc(10000, 1, 1), '10000-01-01'],
+      [utc(275760, 9, 13), '275760-09-13'], [utc(0, 12, 31), '0000-12-31'], [utc(-1, 6, 15), '-0001-06-15'], [utc(-271821, 4, 20), '-271821-04-20']] as const) {
+      expect(dayPaths.map((f) => outcome(date, f)), text).toEqual(dayPaths.map((f) => outcome(text, f)));
+      expect(epochDays(dateText(day, date))).toBe(date.getTime() / 86_400_000);
+    }
+    expect(shownValue(utc(10000, 1, 1))).toBe('+010000-01-01T00:00:00.000Z');
+    expect(() => sqlValue('sqlite', day)(utc(10000, 1, 1))).toThrow('column X (Edm.Date): +010000-01-01T00:00:00.000Z is outside the years 0001 to 9999');
+    for (const at of [typed('Edm.DateTimeOffset', 'timestamp'), typed('Edm.DateTime', 'timestamp')]) {
+      const instantPaths = [(v: unknown) => epochNanos(at, v), (v: unknown) => instantValue(at, v, 1, 1_000_000n), (v: unknown) => instantValue(at, v, 1000, 1000n),
+        (v: unknown) => instantValue(at, v, 1_000_000, 1n), sqlValue('sqlite', at), sqlValue('postgres', at)];
+      for (const [date, text] of [[utc(2024, 2, 29, 5), '2024-02-29T00:00:00.005Z'], [utc(9999, 12, 31, 86_399_999), '9999-12-31T23:59:59.999Z'],
+        [utc(10000, 1, 1, 3_600_000), '10000-01-01T01:00:00Z'], [utc(0, 12, 31, 500), '0000-12-31T00:00:00.5Z'], [utc(-1, 1, 1), '-0001-01-01T00:00:00Z'],
+        [new Date(8.64e15), '275760-09-13T00:00:00Z'], [new Date(-8.64e15), '-271821-04-20T00:00:00Z']] as const) {
+        expect(instantPaths.map((f) => outcome(date, f)), `${at.edmType} ${text}`).toEqual(instantPaths.map((f) => outcome(text, f)));
+      }
+    }
+    for (const [column, paths] of [[day, dayPaths], [typed('Edm.DateTimeOffset', 'timestamp'), [(v: unknown) => epochNanos(day, v), sqlValue('sqlite', typed('Edm.DateTimeOffset', 'timestamp'))]]] as const) {
+      for (const f of paths) expect(outcome(new Date(NaN), f), column.edmType).toMatch(/^value: column X \(Edm\.\w+\): <value> is an invalid date$/);
+    }
   });
 
   it('the Parquet writer\'s fast paths give what the exact functions give, or the same error', () => {
