@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createODataClient } from '../src/index.js';
+import { createODataClient, RecordDecodeError } from '../src/index.js';
+import type { PropertyInfo } from '../src/metadata/model.js';
 import { decodeV2Date, decodeV2Time } from '../src/v2/values.js';
 import { edmxDocument, propertiesXML } from '@sluice/testkit';
 import { utcText } from '../src/v2/utc-text.js';
-import { json, serve } from './helpers.js';
+import { collect, json, serve } from './helpers.js';
 
 const EDMX = edmxDocument('2.0', 'S', [
   '<EntityType Name="Event"><Key><PropertyRef Name="ID"/></Key>',
@@ -151,6 +152,62 @@ describe('v4 instants', () => {
     const one = await od.from<Record<string, unknown>>('Events').key(1).get();
     expect(one['At']).toEqual(new Date('2020-01-01T01:00:01Z'));
     expect(one['Note']).toBe('2020-01-01T01:00:01Z');
+    await od.close();
+  });
+});
+
+describe('v2 sap:display-format="Date" outside the years 0000-9999', () => {
+  const day: PropertyInfo = { name: 'Day', type: 'Edm.DateTime', nullable: true, displayFormat: 'Date' };
+  /** The day of `ms` in UTC as the v4 Edm.Date text (and the sink) writes it: a year of at least 4 digits, `-` before 0. */
+  const v4Day = (ms: number): string => {
+    const d = new Date(ms);
+    const year = d.getUTCFullYear();
+    const two = (n: number): string => String(n).padStart(2, '0');
+    return `${year < 0 ? '-' : ''}${String(Math.abs(year)).padStart(4, '0')}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())}`;
+  };
+
+  it('is the day as v4 writes an Edm.Date: 10000-01-01, 0000-12-31, -0001-06-15, up to the ends of the range of instants', () => {
+    const cases: [string, string][] = [
+      ['253402300800000', '10000-01-01'], ['253402300799999', '9999-12-31'], ['-62167219200000', '0000-01-01'], ['-62135596800001', '0000-12-31'],
+      ['-62167219200001', '-0001-12-31'], ['-62184499200000', '-0001-06-15'], ['8640000000000000', '275760-09-13'], ['-8640000000000000', '-271821-04-20'],
+      ['253402300800000+0060', '10000-01-01'], ['-62184499200000-0120', '-0001-06-15'], ['8640000000000000+0060', '275760-09-13'],
+    ];
+    for (const [wire, text] of cases) expect(decodeV2Date(`/Date(${wire})/`, day), wire).toBe(text);
+    // 100,000 instants across the whole range of instants, each at another time of day.
+    const step = 172_800_000_000_017;
+    for (let ms = -8.64e15; ms <= 8.64e15; ms += step / 1000) {
+      const whole = Math.round(ms);
+      expect(decodeV2Date(`/Date(${whole})/`, day), String(whole)).toBe(v4Day(whole));
+    }
+  });
+
+  it('outside the range of instants is a TypeError naming the property and the value, on every path, never a RangeError or an Invalid Date', () => {
+    const cases: [string, PropertyInfo | undefined, 'Date' | undefined][] = [
+      ['/Date(8640000000000001)/', day, undefined], ['/Date(-8640000000000001)/', day, undefined], ['/Date(99999999999999999999)/', day, undefined],
+      ['/Date(8640000000000001)/', { name: 'At', type: 'Edm.DateTime', nullable: true }, undefined], ['/Date(8640000000000001)/', undefined, undefined],
+      ['/Date(8640000000000001)/', { name: 'At', type: 'Edm.DateTime', nullable: true }, 'Date'],
+      // In range as an instant, but not its local time with the offset.
+      ['/Date(8640000000000000+0060)/', { name: 'Local', type: 'Edm.DateTimeOffset', nullable: true }, undefined],
+    ];
+    for (const [wire, property, dates] of cases) {
+      let error: unknown;
+      try { decodeV2Date(wire, property, dates); } catch (e) { error = e; }
+      expect(error, wire).toBeInstanceOf(TypeError);
+      expect((error as Error).message).toContain(`${property?.name ?? 'value'}: "${wire}" is outside the range of instants`);
+    }
+  });
+
+  it('in a read: the day beyond 9999 arrives; one outside the range fails its record with a RecordDecodeError, the others arrive', async () => {
+    const rows = [{ ID: 1, Day: '/Date(253402300800000)/' }, { ID: 2, Day: '/Date(8640000000000001)/' }, { ID: 3, Day: '/Date(-62184499200000)/' }];
+    const server = await serve({
+      '/svc/$metadata': (res) => { res.writeHead(200, { 'content-type': 'application/xml', dataserviceversion: '2.0' }); res.end(EDMX); },
+      '/svc/Events': (res) => json(res, { d: { results: rows } }, { dataserviceversion: '2.0' }),
+    });
+    const od = createODataClient({ serviceURL: `${server.origin}/svc/`, version: '2.0', loadMetadata: true });
+    const items = await collect(od.from<Record<string, unknown>>('Events').stream());
+    expect(items.map((i) => i.value)).toEqual([{ ID: 1, Day: '10000-01-01' }, undefined, { ID: 3, Day: '-0001-06-15' }]);
+    expect(items[1]!.error).toBeInstanceOf(RecordDecodeError);
+    expect(items[1]!.error!.message).toContain('Edm.DateTime property Day: "/Date(8640000000000001)/" is outside the range of instants');
     await od.close();
   });
 });

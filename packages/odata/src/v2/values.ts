@@ -2,7 +2,7 @@ import { odataFloatValue } from '../json-numbers.js';
 import type { ComplexTypeInfo, EntityTypeInfo, PropertyInfo } from '../metadata/model.js';
 import type { DecodeContext } from '../protocol/types.js';
 import { v2Control } from '../read/control.js';
-import { utcText } from './utc-text.js';
+import { MAX_INSTANT_MS, utcDay, utcText } from './utc-text.js';
 
 // OData v2 JSON verbose ([MS-ODATA] 2.2.6.3.1): "\/Date(<ms since 1970, UTC>[+|-<offset>])\/".
 const DATE = /^\/Date\((-?\d+)(?:([+-])(\d{4}))?\)\/$/;
@@ -41,7 +41,9 @@ function isoText(ms: number, minutes: number, precision: number | undefined): st
 /**
  * Decodes a `/Date(...)/` string the way the table of EDM types says (see `EDM_PRIMITIVES`): ISO 8601
  * text, `Z` or the value's offset kept (`2020-01-01T02:00:01.000+01:00`); `YYYY-MM-DD` for a property
- * with `sap:display-format="Date"`; a `Date` when `dates` is `'Date'`. Anything else is returned as it is.
+ * with `sap:display-format="Date"` (`10000-01-01`, `-0001-06-15` outside the years 0000-9999, as v4 writes an Edm.Date);
+ * a `Date` when `dates` is `'Date'`. A value outside the range of instants (years -271821 to 275760) is a `TypeError`
+ * naming the property. Anything else is returned as it is.
  */
 export function decodeV2Date(value: string, property?: PropertyInfo, dates?: 'string' | 'Date'): Date | string {
   let ms = plainDateMs(value);
@@ -52,9 +54,18 @@ export function decodeV2Date(value: string, property?: PropertyInfo, dates?: 'st
     ms = Number(m[1]);
     if (m[2] !== undefined) minutes = offsetMinutes(m[2], m[3]!);
   }
-  if (property?.displayFormat === 'Date') return new Date(ms).toISOString().slice(0, 10);
+  // Outside the range of instants there is no Date and no text of one (nor of the local time the offset gives).
+  if (!(Math.abs(ms) <= MAX_INSTANT_MS)) throw outOfRange(value, property);
+  if (property?.displayFormat === 'Date') return utcDay(ms);
   if (dates === 'Date') return new Date(ms);
+  if (!(Math.abs(ms + minutes * 60_000) <= MAX_INSTANT_MS)) throw outOfRange(value, property);
   return isoText(ms, minutes, property === undefined ? undefined : property.precision ?? 0);
+}
+
+/** A `/Date(...)/` beyond the range of instants, as an error naming the property (a read fails that record with a `RecordDecodeError`). */
+function outOfRange(value: string, property: PropertyInfo | undefined): TypeError {
+  const what = property === undefined ? 'a /Date(...)/ value' : `${property.type} property ${property.name}`;
+  return new TypeError(`${what}: ${JSON.stringify(value.slice(0, 40))} is outside the range of instants (years -271821 to 275760)`);
 }
 
 /**
