@@ -4,6 +4,7 @@
 // PostgreSQL, where each run is one COPY fed batch by batch: into a table the connection created (a load: COPY
 // straight into it; a key an earlier page loaded goes the upsert way) and into one it did not (COPY into a temporary
 // table, then one statement); a key sent again in a later batch of the same run still ends with its last values.
+// A snapshot page fed by addRecords gives the same, a key sent again within one batch too.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,3 +140,25 @@ describe('PageChanges into PostgreSQL: one COPY per run, fed batch by batch', ()
   }
 });
 
+
+// A snapshot's batches (PageChanges.addRecords): each row made in one reused array and its COPY text written at once.
+const records = [{ K: 1, V: 'one' }, { K: 2, V: 'two' }, { K: '1', V: 'one again' }, { K: 5, V: 'five again' }, { K: 6 }, { K: 2, V: 'two last' }, { K: 7, V: null }];
+
+describe('PageChanges.addRecords into PostgreSQL: a snapshot page batch by batch', () => {
+  for (const load of [true, false]) {
+    it(`${load ? 'a load' : 'a tracked table'}: a key sent again (in its batch or an earlier one) keeps its last values, counted once; no value left from the record before`, async () => {
+      const batchings = [...Array.from({ length: records.length + 1 }, (_, at) => [records.slice(0, at), records.slice(at)]), records.map((r) => [r])];
+      for (const [i, batches] of batchings.entries()) {
+        const result = await runPg(load, async (target, rows, table) => {
+          const changes = new PageChanges(target, table, rows);
+          for (const batch of batches) await changes.addRecords(batch);
+          return changes.end();
+        });
+        expect(result, `batching ${i}`).toEqual({
+          counts: { upserted: 5, deleted: 0 },
+          rows: [{ K: '1', V: 'one again' }, { K: '2', V: 'two last' }, { K: '3', V: 'three' }, { K: '5', V: 'five again' }, { K: '6', V: null }, { K: '7', V: null }],
+        });
+      }
+    }, 60_000);
+  }
+});

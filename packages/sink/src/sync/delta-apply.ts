@@ -1,5 +1,6 @@
 // The changes of one delta page applied batch by batch as they arrive (inside the page's transaction): runs of
-// upserts and runs of deletes in the page's order, each batch's part of a run written at the batch's end, and
+// upserts and runs of deletes in the page's order, each batch's part of a run written at the batch's end (into
+// PostgreSQL: each row's COPY text made as its record comes, in one reused array, and sent at the batch's end), and
 // counted as applyChanges counts a whole page: a key changed twice within a run of one kind is one row and
 // counted once (its last values win), whatever batches the run spans.
 import type { DeltaChange } from '@sluice/odata';
@@ -15,8 +16,8 @@ export class PageChanges {
   private keys = new Set<unknown>();
   private readonly counts: Applied = { upserted: 0, deleted: 0 };
   /**
-   * PostgreSQL: the run's one COPY, fed batch by batch and ended with the run. A key upserted again after its batch
-   * was sent ends it early (a COPY or an `ON CONFLICT DO UPDATE` takes a key once) and a new one goes on.
+   * PostgreSQL: the run's one COPY, fed batch by batch and ended with the run. A key upserted again in the run ends
+   * it early (a COPY or an `ON CONFLICT DO UPDATE` takes a key once) and a new one goes on.
    */
   private pg: PgRun | undefined;
 
@@ -24,6 +25,7 @@ export class PageChanges {
 
   /** Applies one batch of changes in order; links are not rows and are skipped. */
   async add(changes: readonly DeltaChange<unknown>[]): Promise<void> {
+    if (this.target instanceof PostgresTarget) return await this.copyChanges(this.target, changes);
     let upserts = new Map<unknown, unknown[]>();
     let deletes = new Map<unknown, unknown[]>();
     for (const change of changes) {
@@ -35,7 +37,6 @@ export class PageChanges {
         }
         const row = this.rows.row(change.value as Record<string, unknown>);
         const key = this.rows.keyIdOfRow(row);
-        if (this.sentBefore(key, upserts)) upserts = await this.split(upserts);
         this.put(key, row, upserts);
       } else if (change.kind === 'removed') {
         if (this.kind !== 'delete') {
@@ -56,26 +57,89 @@ export class PageChanges {
   /** Upserts one batch of records (a snapshot's: no removals), as {@link add} does entity changes. */
   async addRecords(records: readonly unknown[]): Promise<void> {
     if (this.kind !== 'upsert') await this.endRun('upsert');
-    let upserts = new Map<unknown, unknown[]>();
+    if (this.target instanceof PostgresTarget) return await this.copyRecords(this.target, records);
+    const upserts = new Map<unknown, unknown[]>();
     for (let i = 0; i < records.length; i++) {
       const row = this.rows.row(records[i] as Record<string, unknown>);
       const key = this.rows.keyIdOfRow(row);
-      if (this.sentBefore(key, upserts)) upserts = await this.split(upserts);
       this.put(key, row, upserts);
     }
     await this.writeUpserts(upserts);
   }
 
-  /** Whether `key` went into PostgreSQL's COPY in an earlier batch of this run (no await per record otherwise). */
-  private sentBefore(key: unknown, upserts: Map<unknown, unknown[]>): boolean {
-    return this.pg !== undefined && this.keys.has(key) && !upserts.has(key);
+  /**
+   * PostgreSQL: each record's row made in one reused array and its COPY text added to the run at once, the batch's
+   * text sent at its end (no array, map entry or closure per record). A key met again in the run (a record sent
+   * twice, a page read again after a broken body) ends the run before it (COPY takes a key once); the new run's
+   * row wins, as the last values of a key do.
+   */
+  private async copyRecords(target: PostgresTarget, records: readonly unknown[]): Promise<void> {
+    const { rows, keys } = this;
+    const row = rows.scratch;
+    try {
+      let pg = (this.pg ??= target.openRun(this.table, rows.columns, 'upsert'));
+      for (let i = 0; i < records.length; i++) {
+        rows.fill(records[i] as Record<string, unknown>, row);
+        const key = rows.keyIdOfRow(row);
+        if (keys.has(key)) {
+          await pg.send();
+          await this.endPg();
+          pg = this.pg = target.openRun(this.table, rows.columns, 'upsert');
+        }
+        pg.put(row);
+        keys.add(key);
+      }
+      await pg.send();
+    } catch (error) {
+      throw rows.named(error);
+    }
   }
 
-  /** The batch so far written and the run's COPY ended and applied; returns the new batch's map. */
-  private async split(upserts: Map<unknown, unknown[]>): Promise<Map<unknown, unknown[]>> {
-    await this.writeUpserts(upserts);
-    await this.endPg();
-    return new Map();
+  /**
+   * PostgreSQL: {@link add}, each change's row (or removed key) written into the run's COPY text as it comes, in
+   * one reused array, and the batch's text sent at its end. A key upserted again in the run ends the run before it;
+   * a key removed again in the run is written once.
+   */
+  private async copyChanges(target: PostgresTarget, changes: readonly DeltaChange<unknown>[]): Promise<void> {
+    const rows = this.rows;
+    const row = rows.scratch;
+    let pg = this.pg;
+    try {
+      for (const change of changes) {
+        if (change.kind === 'entity') {
+          if (this.kind !== 'upsert') {
+            await pg?.send();
+            await this.endRun('upsert');
+            pg = undefined;
+          }
+          rows.fill(change.value as Record<string, unknown>, row);
+          const key = rows.keyIdOfRow(row);
+          if (this.keys.has(key)) {
+            await pg?.send();
+            await this.endPg();
+            pg = undefined;
+          }
+          pg = this.pg ??= target.openRun(this.table, rows.columns, 'upsert');
+          pg.put(row);
+          this.keys.add(key);
+        } else if (change.kind === 'removed') {
+          if (this.kind !== 'delete') {
+            await pg?.send();
+            await this.endRun('delete');
+            pg = undefined;
+          }
+          const key = rows.keyOfRemoval(change.id, change.key);
+          const id = keyId(key);
+          if (this.keys.has(id)) continue;
+          pg = this.pg ??= target.openRun(this.table, rows.keyColumns, 'remove');
+          pg.put(key);
+          this.keys.add(id);
+        }
+      }
+      await pg?.send();
+    } catch (error) {
+      throw rows.named(error);
+    }
   }
 
   /** A row into the batch's `upserts` (a key again replaces its row: the last values win), counted in the run. */
@@ -110,9 +174,7 @@ export class PageChanges {
   private async writeUpserts(upserts: Map<unknown, unknown[]>): Promise<void> {
     if (upserts.size === 0) return;
     try {
-      await (this.target instanceof PostgresTarget
-        ? (this.pg ??= this.target.openRun(this.table, this.rows.columns, 'upsert')).add([...upserts.values()])
-        : this.target.upsert(this.table, this.rows.columns, [...upserts.values()]));
+      await this.target.upsert(this.table, this.rows.columns, [...upserts.values()]);
     } catch (error) {
       throw this.rows.named(error);
     }
@@ -121,9 +183,7 @@ export class PageChanges {
   private async writeDeletes(deletes: Map<unknown, unknown[]>): Promise<void> {
     if (deletes.size === 0) return;
     try {
-      await (this.target instanceof PostgresTarget
-        ? (this.pg ??= this.target.openRun(this.table, this.rows.keyColumns, 'remove')).add([...deletes.values()])
-        : this.target.remove(this.table, this.rows.keyColumns, [...deletes.values()]));
+      await this.target.remove(this.table, this.rows.keyColumns, [...deletes.values()]);
     } catch (error) {
       throw this.rows.named(error);
     }

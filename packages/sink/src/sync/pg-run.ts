@@ -93,6 +93,8 @@ export class PgRun {
   private copy: Copy | undefined;
   /** Bytes of the run's COPY text so far, at the start of the encoder's memory. */
   private size = 0;
+  /** Bytes of it handed to the COPY. */
+  private sent = 0;
   private open = true;
   /** A load's savepoint, taken before its COPY. */
   private saved: Promise<unknown> | undefined;
@@ -101,9 +103,21 @@ export class PgRun {
 
   /** Adds a batch of rows (values in column order, converted; no key twice in a run): its COPY text is sent at once. */
   async add(rows: readonly unknown[][]): Promise<void> {
-    if (rows.length === 0) return;
-    const from = this.size;
-    this.size = this.encoder.append(rows, from);
+    for (const row of rows) this.put(row);
+    await this.send();
+  }
+
+  /** Adds one row to the run's text (encoded at once: `row` may be reused); {@link send} sends what was put. */
+  put(row: readonly unknown[]): void {
+    this.size = this.encoder.row(row, this.size);
+  }
+
+  /** Sends the text of the rows put since the last send (a batch's) into the run's COPY. */
+  async send(): Promise<void> {
+    const from = this.sent;
+    this.size = this.encoder.flush(this.size);
+    this.sent = this.size;
+    if (from === this.size) return;
     this.copy ??= await this.start();
     await this.copy.write(this.encoder.slice(from, this.size));
   }
