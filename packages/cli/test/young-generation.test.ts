@@ -46,8 +46,10 @@ describe('holdYoungGeneration', () => {
     const [free, held] = await Promise.all([runChild('free'), runChild('hold')]);
     expect(free.held).toBe(false);
     expect(held.held).toBe(true);
-    expect(held.end).toBe(held.atHold);
-    expect(free.end).toBeGreaterThan(held.end);
+    // Held: never one of V8's doubling steps (factor 2 by default). V8 13 (Node 24) now and then resized a held
+    // 2 MiB semi-space to 3 MiB in CI (once in four runs), so the bound is below a doubling, not equality.
+    expect(held.end).toBeLessThan(2 * held.atHold!);
+    expect(free.end).toBeGreaterThanOrEqual(4 * held.end);
   }, 60_000);
 
   it('withYoungGenerationHeld returns what the work returns, and refuses a bad size as a UsageError before the work runs', async () => {
