@@ -52,11 +52,6 @@ function summary(result: SyncResult, entitySet: string, seconds: number): string
 export async function syncCommand(serviceURL: string, entitySet: string, flags: SyncFlags, terminal: Terminal, signal: AbortSignal): Promise<void> {
   if (flags.into === undefined || flags.into === '') throw new UsageError('sluice sync needs --into <target>', 'such as --into sqlite:orders.db or --into postgres://user@host:5432/db');
   checkSyncPartitions(flags);
-  await syncInto(serviceURL, entitySet, flags.into, flags, terminal, signal);
-}
-
-/** The sync itself, with the progress and the summary. */
-async function syncInto(serviceURL: string, entitySet: string, into: string, flags: SyncFlags, terminal: Terminal, signal: AbortSignal): Promise<void> {
   const od = await openService(serviceURL, flags, terminal, signal, 'auto', { rateLimit: rateLimitOf(flags) });
   const progress = createProgress(flags.quiet ? 'never' : flags.progress, terminal.stderr);
   const started = performance.now();
@@ -67,7 +62,7 @@ async function syncInto(serviceURL: string, entitySet: string, into: string, fla
       entitySet,
       query: buildQuery(od, entitySet, flags),
       select,
-      into,
+      into: flags.into,
       table: flags.table,
       mode: flags.mode,
       rebuild: flags.rebuild === true,
